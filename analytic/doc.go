@@ -1,0 +1,38 @@
+// Package analytic holds closed-form and mean-field predictions for the
+// supermarket model of load balancing, set beside the simulated metrics.
+//
+// # Units
+//
+// Time is measured in mean service times: the service rate is mu = 1 unless a
+// function takes mu explicitly, so a mean sojourn of 2.6 means 2.6 mean service
+// times. lambda is the arrival rate per server (the load per server); the
+// stable range is 0 < lambda < 1 (0 < lambda < mu for the M/M/1 functions).
+// Queue tails are returned as slices whose element i-1 is the time-average
+// fraction of servers holding at least i jobs (the job in service included),
+// for i = 1..k, matching the queue_tail column of the results schema.
+//
+// # Invalid input
+//
+// A load, rate or probability outside its valid range is a value, not a bug:
+// scalar functions return NaN and tail functions return a slice of k NaNs. A
+// structural argument that no caller should ever produce (d < 1, n < 1, k < 0)
+// is a programmer error and panics with a message starting "analytic: ".
+//
+// # Model families
+//
+// One file per family:
+//
+//   - mm1.go: the M/M/1 queue (random dispatch; exact for every n).
+//     Kleinrock, Queueing Systems Vol. 1 (1975), §3.2.
+//   - jsqd.go: JSQ(d), the supermarket model, at its mean-field
+//     (n -> infinity) fixed point s_i = lambda^((d^i-1)/(d-1)), with the mean
+//     sojourn T_d(lambda) and the sojourn-time law (a mixture of Erlangs).
+//     Mitzenmacher, "The Power of Two Choices in Randomized Load Balancing",
+//     IEEE TPDS 12(10), 2001; Vvedenskaya, Dobrushin and Karpelevich,
+//     Problems of Information Transmission 32, 1996; Mitzenmacher, Richa and
+//     Sitaraman, "The Power of Two Random Choices: A Survey of Techniques and
+//     Results" (2001), §4, Lemma 15.
+//   - roundrobin.go: round robin over n servers, under which each server is an
+//     E_n/M/1 queue (exact for every n). Kleinrock Vol. 1 §6.4 (GI/M/1);
+//     Gross and Harris, Fundamentals of Queueing Theory, GI/M/1.
+package analytic

@@ -1,0 +1,64 @@
+package experiments
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Error is a problem with a spec: the file, the line where it could be found (0 when unknown), the key's dotted path
+// (e.g. "sweep.lambda", "figure[2].kind") and what is wrong.
+type Error struct {
+	File string
+	Line int
+	Key  string
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Key != "" {
+		b.WriteString(e.Key)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+var (
+	headerRE = regexp.MustCompile(`^\s*(\[\[?)\s*([A-Za-z0-9_.\-" ]+?)\s*\]\]?`)
+	keyRE    = regexp.MustCompile(`^\s*"?([A-Za-z0-9_\-]+)"?\s*=`)
+)
+
+// locate finds the line (1-based) of key in table (table "" is the root; for an array of tables, idx picks the
+// element). It reads the text line by line; it does not understand multi-line strings, which specs do not need.
+// It returns 0 when the key is not found, and the table's header line when key is "".
+func locate(text, table string, idx int, key string) int {
+	cur, count := "", -1
+	inTable := table == ""
+	for i, line := range strings.Split(text, "\n") {
+		if m := headerRE.FindStringSubmatch(line); m != nil {
+			cur = strings.ReplaceAll(m[2], " ", "")
+			if cur == table {
+				count++
+			}
+			inTable = cur == table && (m[1] == "[" || count == idx)
+			if inTable && key == "" {
+				return i + 1
+			}
+			continue
+		}
+		if !inTable {
+			continue
+		}
+		if m := keyRE.FindStringSubmatch(line); m != nil && m[1] == key {
+			return i + 1
+		}
+	}
+	return 0
+}

@@ -1,0 +1,291 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"lbsweep/model"
+	"lbsweep/results"
+)
+
+// Relation is what an [[expect]] claims about its metric.
+type Relation uint8
+
+// Relations, as specs write them (the key that selects each).
+const (
+	Approx      Relation = iota + 1 // approx = V, tol = T: |mean − V| ≤ T + CI half-width (T: V's own uncertainty)
+	WithinCI                        // theory = "column" [, allowance = A]: |mean − theory| ≤ CI half-width + A
+	LessThan                        // less_than = { col = v, ... }: mean < the mean over the other selection
+	GreaterThan                     // greater_than = { ... }: mean > the other mean
+	Ratio                           // ratio = { where = { ... }, min = a, max = b }: a ≤ mean / other mean ≤ b
+)
+
+// Expect is one [[expect]] table: a claim of the experiment's source, as data.
+type Expect struct {
+	Source    string         // where the claim comes from: seed file and section, or paper and table
+	Where     []results.Cond // the rows the claim is about
+	Metric    string         // a numeric metric column, or a list column with Level
+	Level     int            // list columns: the 1-based element (queue_tail level i is s_i)
+	Relation  Relation
+	Value     float64        // Approx: the claimed value
+	Tol       float64        // Approx: the claimed value's own uncertainty (its rounding, or its published CI)
+	Theory    string         // WithinCI: the theory column (same Level for lists)
+	Allowance float64        // WithinCI: absolute slack added to the CI half-width (e.g. a finite-n allowance)
+	Other     []results.Cond // LessThan, GreaterThan, Ratio: replaces or adds to Where for the other selection
+	Min, Max  float64        // Ratio
+	Alpha     float64        // confidence level 1 − Alpha for the CI; default 0.05
+}
+
+var expectKeys = []string{"source", "where", "metric", "level", "approx", "tol", "theory", "allowance", "less_than", "greater_than", "ratio", "alpha"}
+
+func (d *decoder) expects(s *Spec, raw map[string]any) error {
+	v, ok := raw["expect"]
+	if !ok {
+		return nil
+	}
+	list, ok := v.([]map[string]any)
+	if !ok {
+		return d.errf("", -1, "expect", "expected an array of tables ([[expect]]), got %s", tomlType(v))
+	}
+	cols := model.Columns(s.Model)
+	for i, m := range list {
+		for _, k := range sortedKeys(m) {
+			if !contains(expectKeys, k) {
+				return d.errf("expect", i, k, "unknown key (valid keys: %s)", strings.Join(expectKeys, ", "))
+			}
+		}
+		e := Expect{Alpha: 0.05}
+		var err error
+		if e.Source, err = d.str(m, "expect", i, "source", true); err != nil {
+			return err
+		}
+		if e.Metric, err = d.str(m, "expect", i, "metric", true); err != nil {
+			return err
+		}
+		j := colIndex(cols, e.Metric)
+		if j < 0 {
+			return d.errf("expect", i, "metric", "unknown column %q (columns: %s)", e.Metric, colNames(cols))
+		}
+		isList := cols[j].Type == results.Float64List
+		if !isList && cols[j].Type != results.Float64 && cols[j].Type != results.Int64 {
+			return d.errf("expect", i, "metric", "column %q is %s: a claim needs a numeric column", e.Metric, cols[j].Type)
+		}
+		lv, present, err := d.integer(m, "expect", i, "level")
+		if err != nil {
+			return err
+		}
+		switch {
+		case isList && (!present || lv < 1):
+			return d.errf("expect", i, "level", "%s is a list: give level = i ≥ 1 (element i−1, e.g. s_i)", e.Metric)
+		case !isList && present:
+			return d.errf("expect", i, "level", "%s is not a list column", e.Metric)
+		}
+		e.Level = int(lv)
+		if e.Where, err = d.conds(cols, m, "expect", i, "where"); err != nil {
+			return err
+		}
+		if a, present, err := d.number(m, "expect", i, "alpha"); err != nil {
+			return err
+		} else if present {
+			if !(a > 0 && a < 1) {
+				return d.errf("expect", i, "alpha", "%v: need 0 < alpha < 1", a)
+			}
+			e.Alpha = a
+		}
+		var rels []string
+		for _, k := range []string{"approx", "theory", "less_than", "greater_than", "ratio"} {
+			if _, ok := m[k]; ok {
+				rels = append(rels, k)
+			}
+		}
+		if len(rels) != 1 {
+			return d.errf("expect", i, "", "give exactly one relation of approx, theory, less_than, greater_than, ratio (found %d)", len(rels))
+		}
+		switch rels[0] {
+		case "approx":
+			e.Relation = Approx
+			if e.Value, _, err = d.number(m, "expect", i, "approx"); err != nil {
+				return err
+			}
+			tol, present, err := d.number(m, "expect", i, "tol")
+			if err != nil {
+				return err
+			}
+			if !present || !(tol >= 0) {
+				return d.errf("expect", i, "tol", "approx needs a tolerance tol ≥ 0 (say in source where it comes from)")
+			}
+			e.Tol = tol
+		case "theory":
+			e.Relation = WithinCI
+			if e.Theory, err = d.str(m, "expect", i, "theory", true); err != nil {
+				return err
+			}
+			t := colIndex(cols, e.Theory)
+			if t < 0 || (cols[t].Type == results.Float64List) != isList {
+				return d.errf("expect", i, "theory", "%q is not a theory column matching %s", e.Theory, e.Metric)
+			}
+			if a, present, err := d.number(m, "expect", i, "allowance"); err != nil {
+				return err
+			} else if present {
+				if !(a >= 0) {
+					return d.errf("expect", i, "allowance", "%v: need allowance ≥ 0", a)
+				}
+				e.Allowance = a
+			}
+		case "less_than", "greater_than":
+			e.Relation = LessThan
+			if rels[0] == "greater_than" {
+				e.Relation = GreaterThan
+			}
+			if e.Other, err = d.conds(cols, m, "expect", i, rels[0]); err != nil {
+				return err
+			}
+		case "ratio":
+			e.Relation = Ratio
+			r, ok := m["ratio"].(map[string]any)
+			if !ok {
+				return d.errf("expect", i, "ratio", "expected { where = { ... }, min = a, max = b }")
+			}
+			for _, k := range sortedKeys(r) {
+				if k != "where" && k != "min" && k != "max" {
+					return d.errf("expect", i, "ratio", "unknown key %q (where, min, max)", k)
+				}
+			}
+			if e.Other, err = d.conds(cols, r, "expect", i, "where"); err != nil {
+				return err
+			}
+			var okMin, okMax bool
+			if e.Min, okMin, err = d.number(r, "expect", i, "min"); err != nil {
+				return err
+			}
+			if e.Max, okMax, err = d.number(r, "expect", i, "max"); err != nil {
+				return err
+			}
+			if !okMin || !okMax || e.Min > e.Max {
+				return d.errf("expect", i, "ratio", "needs min ≤ max")
+			}
+		}
+		s.Expects = append(s.Expects, e)
+	}
+	return nil
+}
+
+// Verdict is the outcome of one claim on a dataset.
+type Verdict struct {
+	Expect   Expect
+	Measured results.Estimate // the claim's metric over its rows
+	Target   string           // what it was compared with, as text
+	Pass     bool
+	Reason   string // why it failed (or "" when it passed)
+}
+
+// Evaluate checks every claim of s against the dataset t.
+func (s *Spec) Evaluate(t *results.Table) []Verdict {
+	out := make([]Verdict, len(s.Expects))
+	for i, e := range s.Expects {
+		out[i] = e.evaluate(t)
+	}
+	return out
+}
+
+// values returns the metric (element Level−1 for list columns; 0 past a list's end, since queue_tail stops at the
+// longest queue seen) over the rows matching conds.
+func values(t *results.Table, conds []results.Cond, metric string, level int) []float64 {
+	j := t.Col(metric)
+	if j < 0 {
+		return nil
+	}
+	var xs []float64
+	for _, r := range t.Where(conds) {
+		c := t.Rows[r][j]
+		if !c.Valid {
+			continue
+		}
+		switch t.Columns[j].Type {
+		case results.Int64:
+			xs = append(xs, float64(c.I))
+		case results.Float64:
+			xs = append(xs, c.F)
+		case results.Float64List:
+			if level-1 < len(c.L) {
+				xs = append(xs, c.L[level-1])
+			} else {
+				xs = append(xs, 0)
+			}
+		}
+	}
+	return xs
+}
+
+func merge(base, over []results.Cond) []results.Cond {
+	out := append([]results.Cond(nil), over...)
+	for _, c := range base {
+		dup := false
+		for _, o := range over {
+			if o.Column == c.Column {
+				dup = true
+			}
+		}
+		if !dup {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (e Expect) evaluate(t *results.Table) Verdict {
+	v := Verdict{Expect: e, Measured: results.MeanCI(values(t, e.Where, e.Metric, e.Level), e.Alpha)}
+	if v.Measured.N == 0 {
+		v.Reason = "no rows match the selection"
+		return v
+	}
+	m := v.Measured
+	half := m.Half // 0 with one replication: the claim is then checked against its tolerance alone
+	if math.IsNaN(half) {
+		half = 0
+	}
+	switch e.Relation {
+	case Approx:
+		v.Target = fmt.Sprintf("%.6g ± %.3g (claimed value's uncertainty; our CI ± %.3g added)", e.Value, e.Tol, half)
+		v.Pass = math.Abs(m.Mean-e.Value) <= e.Tol+half
+	case WithinCI:
+		th := results.MeanCI(values(t, e.Where, e.Theory, e.Level), e.Alpha)
+		if th.N == 0 {
+			v.Reason = "the theory column is null for these rows"
+			return v
+		}
+		v.Target = fmt.Sprintf("%.6g (%s; CI %.0f%% ± %.3g, allowance %.3g)", th.Mean, e.Theory, 100*(1-e.Alpha), half, e.Allowance)
+		v.Pass = math.Abs(m.Mean-th.Mean) <= half+e.Allowance
+	case LessThan, GreaterThan, Ratio:
+		o := results.MeanCI(values(t, merge(e.Where, e.Other), e.Metric, e.Level), e.Alpha)
+		if o.N == 0 {
+			v.Reason = "no rows match the other selection"
+			return v
+		}
+		switch e.Relation {
+		case LessThan:
+			v.Target = fmt.Sprintf("< %.6g (%s)", o.Mean, condText(e.Other))
+			v.Pass = m.Mean < o.Mean
+		case GreaterThan:
+			v.Target = fmt.Sprintf("> %.6g (%s)", o.Mean, condText(e.Other))
+			v.Pass = m.Mean > o.Mean
+		default:
+			r := m.Mean / o.Mean
+			v.Target = fmt.Sprintf("ratio to %s (%.6g) in [%.4g, %.4g]: %.4g", condText(e.Other), o.Mean, e.Min, e.Max, r)
+			v.Pass = r >= e.Min && r <= e.Max
+		}
+	}
+	if !v.Pass && v.Reason == "" {
+		v.Reason = "measured value outside the claim"
+	}
+	return v
+}
+
+func condText(cs []results.Cond) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = c.Column + "=" + c.Text
+	}
+	return strings.Join(parts, ", ")
+}

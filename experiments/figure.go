@@ -1,0 +1,237 @@
+package experiments
+
+import (
+	"fmt"
+	"strings"
+
+	"lbsweep/model"
+	"lbsweep/results"
+)
+
+// FigureKind is what a [[figure]] draws.
+type FigureKind uint8
+
+// Figure kinds, as specs name them in `kind`.
+const (
+	// QueueTail draws s_i (queue_tail element i−1) against i on a log y axis: simulated means with confidence
+	// intervals as error bars, the theory (theory_queue_tail) as lines, one series per value of Series.
+	QueueTail FigureKind = iota + 1
+	// MetricVsParam draws the metric Y against the parameter X, one series per value of Series, with the theory
+	// column as lines where it is not null.
+	MetricVsParam
+)
+
+var figureKinds = map[string]FigureKind{"queue_tail": QueueTail, "metric": MetricVsParam}
+
+// Figure is one [[figure]] table: what cmd/plot renders to figures/<spec name>-<Name>.svg.
+type Figure struct {
+	Name   string // [a-z0-9-]+
+	Kind   FigureKind
+	Title  string
+	Where  []results.Cond // rows drawn
+	Series []string       // columns whose values make the series (nulls skipped in labels); empty for one series
+	X, Y   string         // MetricVsParam: columns on the axes
+	Theory string         // theory column drawn as lines; "" for none
+	LogX   bool
+	LogY   bool
+	Levels int     // QueueTail: largest i shown (0: all levels with data)
+	Alpha  float64 // error bars are (1−Alpha) confidence intervals; default 0.05
+	XLabel string
+	YLabel string
+}
+
+var figureKeys = []string{"name", "kind", "title", "where", "series", "x", "y", "theory", "log_x", "log_y", "levels", "alpha", "x_label", "y_label"}
+
+func (d *decoder) figures(s *Spec, raw map[string]any) error {
+	v, ok := raw["figure"]
+	if !ok {
+		return nil
+	}
+	list, ok := v.([]map[string]any)
+	if !ok {
+		return d.errf("", -1, "figure", "expected an array of tables ([[figure]]), got %s", tomlType(v))
+	}
+	cols := model.Columns(s.Model)
+	names := map[string]bool{}
+	for i, m := range list {
+		for _, k := range sortedKeys(m) {
+			if !contains(figureKeys, k) {
+				return d.errf("figure", i, k, "unknown key (valid keys: %s)", strings.Join(figureKeys, ", "))
+			}
+		}
+		f := Figure{Alpha: 0.05}
+		var err error
+		if f.Name, err = d.str(m, "figure", i, "name", true); err != nil {
+			return err
+		}
+		if !nameRE.MatchString(f.Name) || names[f.Name] {
+			return d.errf("figure", i, "name", "%q: need a unique name of [a-z0-9-]+ (the SVG is figures/%s-NAME.svg)", f.Name, s.Name)
+		}
+		names[f.Name] = true
+		kind, err := d.str(m, "figure", i, "kind", true)
+		if err != nil {
+			return err
+		}
+		if f.Kind = figureKinds[kind]; f.Kind == 0 {
+			return d.errf("figure", i, "kind", "unknown figure kind %q (kinds: queue_tail, metric)", kind)
+		}
+		for _, sf := range []struct {
+			key string
+			dst *string
+		}{{"title", &f.Title}, {"x", &f.X}, {"y", &f.Y}, {"theory", &f.Theory}, {"x_label", &f.XLabel}, {"y_label", &f.YLabel}} {
+			if *sf.dst, err = d.str(m, "figure", i, sf.key, false); err != nil {
+				return err
+			}
+		}
+		for _, bf := range []struct {
+			key string
+			dst *bool
+		}{{"log_x", &f.LogX}, {"log_y", &f.LogY}} {
+			if b, present := m[bf.key]; present {
+				x, ok := b.(bool)
+				if !ok {
+					return d.errf("figure", i, bf.key, "expected a boolean, got %s", tomlType(b))
+				}
+				*bf.dst = x
+			}
+		}
+		if lv, present, err := d.integer(m, "figure", i, "levels"); err != nil {
+			return err
+		} else if present {
+			if lv < 1 {
+				return d.errf("figure", i, "levels", "%d: need levels ≥ 1", lv)
+			}
+			f.Levels = int(lv)
+		}
+		if a, present, err := d.number(m, "figure", i, "alpha"); err != nil {
+			return err
+		} else if present {
+			if !(a > 0 && a < 1) {
+				return d.errf("figure", i, "alpha", "%v: need 0 < alpha < 1", a)
+			}
+			f.Alpha = a
+		}
+		if f.Where, err = d.conds(cols, m, "figure", i, "where"); err != nil {
+			return err
+		}
+		switch x := m["series"].(type) {
+		case nil:
+		case string:
+			f.Series = []string{x}
+		case []any:
+			for _, e := range x {
+				name, ok := e.(string)
+				if !ok {
+					return d.errf("figure", i, "series", "expected column names, got %s", tomlType(e))
+				}
+				f.Series = append(f.Series, name)
+			}
+		default:
+			return d.errf("figure", i, "series", "expected a column name or a list of them, got %s", tomlType(x))
+		}
+		switch f.Kind {
+		case QueueTail:
+			f.Y = "queue_tail"
+			if _, present := m["theory"]; !present {
+				f.Theory = "theory_queue_tail"
+			}
+			if f.X != "" {
+				return d.errf("figure", i, "x", "a queue_tail figure has the level i on its x axis: remove x")
+			}
+		case MetricVsParam:
+			if f.X == "" || f.Y == "" {
+				return d.errf("figure", i, "", "a metric figure needs x (a parameter column) and y (a metric column)")
+			}
+			if _, present := m["theory"]; !present && colIndex(cols, "theory_"+f.Y) >= 0 {
+				f.Theory = "theory_" + f.Y
+			}
+		}
+		checks := []struct{ key, name string }{{"x", f.X}, {"y", f.Y}, {"theory", f.Theory}}
+		for _, sc := range f.Series {
+			checks = append(checks, struct{ key, name string }{"series", sc})
+		}
+		for _, c := range checks {
+			if c.name == "" {
+				continue
+			}
+			j := colIndex(cols, c.name)
+			if j < 0 {
+				return d.errf("figure", i, c.key, "unknown column %q (columns: %s)", c.name, colNames(cols))
+			}
+			if (c.key == "y" || c.key == "theory") && f.Kind == MetricVsParam && cols[j].Type != results.Float64 && cols[j].Type != results.Int64 {
+				return d.errf("figure", i, c.key, "column %q is %s: a metric figure needs a numeric column", c.name, cols[j].Type)
+			}
+		}
+		s.Figures = append(s.Figures, f)
+	}
+	return nil
+}
+
+func colIndex(cols []results.Column, name string) int {
+	for i, c := range cols {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func colNames(cols []results.Column) string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// conds decodes a row selection: an inline table column = value, typed by the column.
+func (d *decoder) conds(cols []results.Column, m map[string]any, table string, idx int, key string) ([]results.Cond, error) {
+	v, present := m[key]
+	if !present {
+		return nil, nil
+	}
+	t, ok := v.(map[string]any)
+	if !ok {
+		return nil, d.errf(table, idx, key, "expected an inline table { column = value, ... }, got %s", tomlType(v))
+	}
+	var out []results.Cond
+	for _, k := range sortedKeys(t) {
+		j := colIndex(cols, k)
+		if j < 0 {
+			return nil, d.errf(table, idx, key, "unknown column %q (columns: %s)", k, colNames(cols))
+		}
+		cell, msg := cellOf(cols[j].Type, t[k])
+		if msg != "" {
+			return nil, d.errf(table, idx, key, "%s: %s", k, msg)
+		}
+		out = append(out, results.Cond{Column: k, Value: cell, Text: fmt.Sprint(t[k])})
+	}
+	return out, nil
+}
+
+func cellOf(t results.Type, v any) (results.Cell, string) {
+	switch t {
+	case results.Int64:
+		if x, ok := v.(int64); ok {
+			return results.Int(x), ""
+		}
+	case results.Float64:
+		switch x := v.(type) {
+		case int64:
+			return results.Float(float64(x)), ""
+		case float64:
+			return results.Float(x), ""
+		}
+	case results.Bool:
+		if x, ok := v.(bool); ok {
+			return results.Boolean(x), ""
+		}
+	case results.String:
+		if x, ok := v.(string); ok {
+			return results.Str(x), ""
+		}
+	default:
+		return results.Cell{}, fmt.Sprintf("a %s column cannot select rows", t)
+	}
+	return results.Cell{}, fmt.Sprintf("expected a %s value, got %s", t, tomlType(v))
+}

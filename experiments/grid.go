@@ -1,0 +1,204 @@
+package experiments
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"lbsweep/model"
+	"lbsweep/model/policy"
+)
+
+// Points is the number of grid points: the product of the axes' lengths (1 with no axes).
+func (s *Spec) Points() int {
+	n := 1
+	for _, a := range s.Axes {
+		n *= len(a.Values)
+	}
+	return n
+}
+
+// Runs is the number of runs: Points() × Replications.
+func (s *Spec) Runs() int { return s.Points() * s.Replications }
+
+// Point returns grid point i (0 ≤ i < Points()), the first axis varying slowest, with policy arguments resolved:
+// defaults for the arguments the policy takes, null for those it does not. It also returns, per parameter, the
+// axis index that set it (-1 for [params] or a default).
+func (s *Spec) Point(i int) (model.Point, []int) {
+	p := append(model.Point(nil), s.Base...)
+	from := make([]int, len(p))
+	for k := range from {
+		from[k] = -1
+	}
+	stride := s.Points()
+	for ai, a := range s.Axes {
+		stride /= len(a.Values)
+		for _, as := range a.Values[(i/stride)%len(a.Values)] {
+			p[as.Param] = as.Value
+			from[as.Param] = ai
+		}
+	}
+	resolvePolicy(s.Model.Params(), p)
+	return p, from
+}
+
+// resolvePolicy applies policy-argument defaults and nulls the arguments the chosen policy does not take.
+func resolvePolicy(ps []model.Param, p model.Point) {
+	pi := model.Index(ps, "policy")
+	if pi < 0 || !p[pi].Valid {
+		return
+	}
+	entry := policy.Registry[p[pi].I]
+	for k, prm := range ps {
+		if !prm.Policy || k == pi {
+			continue
+		}
+		switch {
+		case !entry.Takes(prm.Name):
+			p[k] = model.Value{}
+		case !p[k].Valid:
+			p[k] = prm.Default
+		}
+	}
+}
+
+// Key is the canonical key of a point: name=value for every parameter in column order, comma-separated. It is the
+// dataset's `point` column. policyPart selects the policy parameters only (true) or all the others (false); both
+// halves together identify the point.
+func Key(ps []model.Param, p model.Point) string {
+	return key(ps, p, func(model.Param) bool { return true })
+}
+
+func key(ps []model.Param, p model.Point, keep func(model.Param) bool) string {
+	var b strings.Builder
+	for i, prm := range ps {
+		if !keep(prm) {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(prm.Name)
+		b.WriteByte('=')
+		b.WriteString(prm.Format(p[i]))
+	}
+	return b.String()
+}
+
+// hash64 is the first 8 bytes of SHA-256 over the parts, each length-prefixed, as a uint64.
+func hash64(parts ...string) uint64 {
+	h := sha256.New()
+	for _, s := range parts {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	return binary.BigEndian.Uint64(h.Sum(nil))
+}
+
+// RunSeed derives a run's seed from the root seed, the point's key without its policy parameters, and the
+// replication; and the policy part from the policy parameters alone. So the seeds of a point do not depend on its
+// index in the grid or on other axes' values, and policies compared at the same point share arrivals and service
+// streams (common random numbers). Run is masked to 63 bits so it fits the int64 `seed` column.
+func RunSeed(root int64, ps []model.Param, p model.Point, replication int) model.Seed {
+	env := key(ps, p, func(prm model.Param) bool { return !prm.Policy })
+	pol := key(ps, p, func(prm model.Param) bool { return prm.Policy })
+	return model.Seed{
+		Run:    hash64("lbsweep-run-v1", fmt.Sprint(root), env, fmt.Sprint(replication)) >> 1,
+		Policy: hash64("lbsweep-policy-v1", pol),
+	}
+}
+
+// Run is one unit of work: a grid point and a replication.
+type Run struct {
+	Index       int // position in the dataset, 0 ≤ Index < Runs()
+	PointIndex  int
+	Replication int
+	Point       model.Point
+	Key         string
+	Seed        model.Seed
+}
+
+// Run returns run i: point i / Replications, replication i % Replications.
+func (s *Spec) Run(i int) Run {
+	pi, rep := i/s.Replications, i%s.Replications
+	p, _ := s.Point(pi)
+	ps := s.Model.Params()
+	return Run{Index: i, PointIndex: pi, Replication: rep, Point: p, Key: Key(ps, p), Seed: RunSeed(s.Seed, ps, p, rep)}
+}
+
+// maxPoints bounds the grid so that a mistake is an error rather than a day of computing.
+const maxPoints = 10_000_000
+
+// checkGrid validates every grid point with the model (required parameters set, cross-parameter rules) and rejects
+// duplicate points; warnings are collected once each.
+func (d *decoder) checkGrid(s *Spec) error {
+	n := 1
+	for _, a := range s.Axes {
+		n *= len(a.Values)
+		if n > maxPoints {
+			return d.errf("", -1, "sweep", "the grid has more than %d points", maxPoints)
+		}
+	}
+	if s.Runs() > maxPoints {
+		return d.errf("", -1, "replications", "%d points × %d replications is more than %d runs", n, s.Replications, maxPoints)
+	}
+	ps := s.Model.Params()
+	seen := make(map[string]int, n)
+	warned := make(map[string]bool)
+	for i := range n {
+		p, from := s.Point(i)
+		where := func(param int) (string, string) { // table and key that set param
+			if param < 0 {
+				return "", ""
+			}
+			if from[param] >= 0 {
+				return "sweep", s.Axes[from[param]].Key
+			}
+			if s.fixedFrom[param] != "" {
+				return "params", ps[param].Name
+			}
+			return "params", ""
+		}
+		for k, prm := range ps {
+			if p[k].Valid {
+				continue
+			}
+			if prm.Policy && k != model.Index(ps, "policy") {
+				pol := policy.Registry[p[model.Index(ps, "policy")].I]
+				if !contains(pol.Required, prm.Name) {
+					continue
+				}
+				t, key := where(model.Index(ps, "policy"))
+				return d.errf(t, -1, key, "policy %s needs %s (e.g. { name = %q, %s = ... }, or %s in [params])", pol.Name, prm.Name, pol.Name, prm.Name, prm.Name)
+			}
+			return d.errf("params", -1, "", "%s is required: set it in [params] or sweep it in [sweep] (%s)", prm.Name, prm.Doc)
+		}
+		warns, err := s.Model.Check(p, s.AllowUnstable)
+		if err != nil {
+			if is, ok := err.(model.Issue); ok {
+				pk := model.Index(ps, is.Param)
+				t, key := where(pk)
+				if t == "sweep" && key != is.Param {
+					is.Message = fmt.Sprintf("%s %s", is.Param, is.Message)
+				}
+				return d.errf(t, -1, key, "%s (at point %s)", is.Message, Key(ps, p))
+			}
+			return d.errf("", -1, "", "%v (at point %s)", err, Key(ps, p))
+		}
+		for _, w := range warns {
+			if !warned[w] {
+				warned[w] = true
+				s.Warnings = append(s.Warnings, w)
+			}
+		}
+		k := Key(ps, p)
+		if j, dup := seen[k]; dup {
+			return d.errf("sweep", -1, "", "grid points %d and %d are the same point (%s): remove the duplicate value", j, i, k)
+		}
+		seen[k] = i
+	}
+	return nil
+}

@@ -1,0 +1,545 @@
+// Package experiments decodes experiment specs (TOML files, one per experiment, kept beside this package) strictly
+// into typed values, validates them against the model they name, and expands their parameter grid into runs with
+// deterministic seeds. Past this package nothing is a map[string]any and nothing is a string-typed parameter.
+//
+// The spec format is the contract in DESIGN.md and the README: top-level name, description, model, seed,
+// replications, allow_unstable; [params] (fixed values); [sweep] (axes: a list, or an inclusive range
+// {from, to, step} computed as from + i·step); [[figure]] and [[expect]] tables for cmd/plot and `sweep check`.
+package experiments
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"lbsweep/model"
+	"lbsweep/model/policy"
+	"lbsweep/model/supermarket"
+)
+
+// Models is the registry of models by the name specs use; `sweep -list` prints it.
+var Models = map[string]model.Model{
+	"supermarket": supermarket.Model{},
+}
+
+// ModelNames returns the registered model names, sorted.
+func ModelNames() []string {
+	names := make([]string, 0, len(Models))
+	for k := range Models {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Assign sets one parameter (index into the model's Params) to a value.
+type Assign struct {
+	Param int
+	Value model.Value
+}
+
+// Setting is one value of an axis: the assignments it makes (one, or several for a policy with arguments).
+type Setting []Assign
+
+// Axis is one swept key with its values, in file order.
+type Axis struct {
+	Key    string
+	Values []Setting
+}
+
+// Spec is a decoded, validated experiment.
+type Spec struct {
+	File          string // path as given
+	Text          string // the file's bytes
+	SHA256        string // hex SHA-256 of Text
+	Name          string // [a-z0-9-]+; the dataset directory name
+	Description   string
+	Model         model.Model
+	Seed          int64 // root seed ≥ 0
+	Replications  int   // ≥ 1
+	AllowUnstable bool
+	Base          model.Point // fixed parameters and defaults; policy arguments not yet resolved
+	Axes          []Axis      // the grid is their cartesian product, first axis slowest
+	Figures       []Figure
+	Expects       []Expect
+	Warnings      []string // e.g. unstable points allowed by allow_unstable; deduplicated, in grid order
+
+	fixedFrom []string // per parameter: "params" if fixed there, "" otherwise
+}
+
+var nameRE = regexp.MustCompile(`^[a-z0-9-]+$`)
+
+// Load reads and decodes the spec at path. Every error is an *Error naming the file, the line where it can be
+// found, and the key.
+func Load(path string) (*Spec, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{File: path, Msg: err.Error()}
+	}
+	return Parse(path, string(b))
+}
+
+// decoder carries the file being decoded, for error messages.
+type decoder struct {
+	file, text string
+}
+
+func (d *decoder) errf(table string, idx int, key, format string, args ...any) *Error {
+	line := locate(d.text, table, idx, firstSegment(key))
+	if line == 0 && table != "" {
+		line = locate(d.text, table, idx, "")
+	}
+	path := key
+	if table != "" {
+		t := table
+		if idx >= 0 {
+			t = fmt.Sprintf("%s[%d]", table, idx)
+		}
+		path = t
+		if key != "" {
+			path = t + "." + key
+		}
+	}
+	return &Error{File: d.file, Line: line, Key: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+func firstSegment(key string) string {
+	if i := strings.IndexAny(key, ".["); i >= 0 {
+		return key[:i]
+	}
+	return key
+}
+
+var topKeys = []string{"name", "description", "model", "seed", "replications", "allow_unstable", "params", "sweep", "figure", "expect"}
+
+// Parse decodes a spec from its text; file names it in errors.
+func Parse(file, text string) (*Spec, error) {
+	d := &decoder{file: file, text: text}
+	var raw map[string]any
+	md, err := toml.Decode(text, &raw)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			key := ""
+			if pe.LastKey != "" {
+				key = pe.LastKey + ": "
+			}
+			return nil, &Error{File: file, Line: pe.Position.Line, Msg: fmt.Sprintf("TOML syntax (column %d): %s%s", pe.Position.Col, key, pe.Message)}
+		}
+		return nil, &Error{File: file, Msg: "TOML: " + err.Error()}
+	}
+	for k := range raw {
+		if !contains(topKeys, k) {
+			return nil, d.errf("", -1, k, "unknown key (valid keys: %s)", strings.Join(topKeys, ", "))
+		}
+	}
+	sum := sha256.Sum256([]byte(text))
+	s := &Spec{File: file, Text: text, SHA256: hex.EncodeToString(sum[:]), Replications: 1}
+
+	if s.Name, err = d.str(raw, "", -1, "name", true); err != nil {
+		return nil, err
+	}
+	if !nameRE.MatchString(s.Name) {
+		return nil, d.errf("", -1, "name", "%q: a dataset name is lowercase letters, digits and '-' ([a-z0-9-]+)", s.Name)
+	}
+	if s.Description, err = d.str(raw, "", -1, "description", false); err != nil {
+		return nil, err
+	}
+	mname, err := d.str(raw, "", -1, "model", true)
+	if err != nil {
+		return nil, err
+	}
+	var ok bool
+	if s.Model, ok = Models[mname]; !ok {
+		return nil, d.errf("", -1, "model", "unknown model %q (models: %s)", mname, strings.Join(ModelNames(), ", "))
+	}
+	if v, present, err := d.integer(raw, "", -1, "seed"); err != nil {
+		return nil, err
+	} else if !present {
+		return nil, d.errf("", -1, "seed", "missing: the root seed (an integer ≥ 0) is required so that results are reproducible")
+	} else if v < 0 {
+		return nil, d.errf("", -1, "seed", "%d: need an integer ≥ 0", v)
+	} else {
+		s.Seed = v
+	}
+	if v, present, err := d.integer(raw, "", -1, "replications"); err != nil {
+		return nil, err
+	} else if present {
+		if v < 1 || v > 1_000_000 {
+			return nil, d.errf("", -1, "replications", "%d: need 1 ≤ replications ≤ 1000000", v)
+		}
+		s.Replications = int(v)
+	}
+	if v, ok := raw["allow_unstable"]; ok {
+		b, isBool := v.(bool)
+		if !isBool {
+			return nil, d.errf("", -1, "allow_unstable", "expected a boolean, got %s", tomlType(v))
+		}
+		s.AllowUnstable = b
+	}
+	if s.Replications < 2 {
+		s.Warnings = append(s.Warnings, "fewer than 2 replications: no confidence intervals")
+	}
+
+	if err := d.params(s, raw); err != nil {
+		return nil, err
+	}
+	if err := d.sweep(s, raw, md); err != nil {
+		return nil, err
+	}
+	if err := d.figures(s, raw); err != nil {
+		return nil, err
+	}
+	if err := d.expects(s, raw); err != nil {
+		return nil, err
+	}
+	if err := d.checkGrid(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// tomlType names a decoded TOML value's type for messages.
+func tomlType(v any) string {
+	switch v.(type) {
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case bool:
+		return "a boolean"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case []map[string]any:
+		return "an array of tables"
+	case map[string]any:
+		return "a table"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+func (d *decoder) str(m map[string]any, table string, idx int, key string, required bool) (string, error) {
+	v, ok := m[key]
+	if !ok {
+		if required {
+			return "", d.errf(table, idx, key, "missing (required)")
+		}
+		return "", nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", d.errf(table, idx, key, "expected a string, got %s", tomlType(v))
+	}
+	return s, nil
+}
+
+func (d *decoder) integer(m map[string]any, table string, idx int, key string) (int64, bool, error) {
+	v, ok := m[key]
+	if !ok {
+		return 0, false, nil
+	}
+	i, ok := v.(int64)
+	if !ok {
+		return 0, true, d.errf(table, idx, key, "expected an integer, got %s", tomlType(v))
+	}
+	return i, true, nil
+}
+
+func (d *decoder) number(m map[string]any, table string, idx int, key string) (float64, bool, error) {
+	v, ok := m[key]
+	if !ok {
+		return 0, false, nil
+	}
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true, nil
+	case float64:
+		return x, true, nil
+	}
+	return 0, true, d.errf(table, idx, key, "expected a number, got %s", tomlType(v))
+}
+
+// value converts one TOML value to parameter p's kind. It returns a message (not an error) so callers can place it.
+func value(p model.Param, v any) (model.Value, string) {
+	switch p.Kind {
+	case model.Int:
+		switch x := v.(type) {
+		case int64:
+			return model.IntValue(x), ""
+		case float64:
+			if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+				return model.Value{}, fmt.Sprintf("expected an integer, got the float %v (write %d)", x, int64(x))
+			}
+		}
+		return model.Value{}, "expected an integer, got " + tomlType(v)
+	case model.Float:
+		switch x := v.(type) {
+		case int64:
+			return model.FloatValue(float64(x)), ""
+		case float64:
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return model.Value{}, fmt.Sprintf("%v is not a usable value", x)
+			}
+			return model.FloatValue(x), ""
+		}
+		return model.Value{}, "expected a number, got " + tomlType(v)
+	case model.Bool:
+		if x, ok := v.(bool); ok {
+			return model.BoolValue(x), ""
+		}
+		return model.Value{}, "expected a boolean, got " + tomlType(v)
+	case model.Enum:
+		x, ok := v.(string)
+		if !ok {
+			return model.Value{}, "expected a name, got " + tomlType(v)
+		}
+		for i, c := range p.Choices {
+			if c == x {
+				return model.IntValue(int64(i)), ""
+			}
+		}
+		return model.Value{}, fmt.Sprintf("unknown %s %q (valid: %s)", p.Name, x, strings.Join(p.Choices, ", "))
+	}
+	return model.Value{}, "parameter of an invalid kind"
+}
+
+func paramNames(ps []model.Param) string {
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// params decodes [params] into s.Base and fills defaults.
+func (d *decoder) params(s *Spec, raw map[string]any) error {
+	ps := s.Model.Params()
+	s.Base = make(model.Point, len(ps))
+	s.fixedFrom = make([]string, len(ps))
+	for i, p := range ps {
+		if !p.Policy {
+			s.Base[i] = p.Default
+		}
+	}
+	v, ok := raw["params"]
+	if !ok {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return d.errf("", -1, "params", "expected a table ([params]), got %s", tomlType(v))
+	}
+	for _, key := range sortedKeys(m) {
+		i := model.Index(ps, key)
+		if i < 0 {
+			return d.errf("params", -1, key, "unknown parameter of model %s (parameters: %s)", s.Model.Name(), paramNames(ps))
+		}
+		if ps[i].Kind == model.Enum && ps[i].Name == "policy" {
+			set, msg := d.policySetting(ps, m[key])
+			if msg != "" {
+				return d.errf("params", -1, key, "%s", msg)
+			}
+			for _, a := range set {
+				s.Base[a.Param] = a.Value
+				s.fixedFrom[a.Param] = "params"
+			}
+			continue
+		}
+		val, msg := value(ps[i], m[key])
+		if msg != "" {
+			return d.errf("params", -1, key, "%s", msg)
+		}
+		s.Base[i] = val
+		s.fixedFrom[i] = "params"
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// policySetting decodes a policy: a name, or an inline table {name = ..., arg = ...}.
+func (d *decoder) policySetting(ps []model.Param, v any) (Setting, string) {
+	pi := model.Index(ps, "policy")
+	var name string
+	var args map[string]any
+	switch x := v.(type) {
+	case string:
+		name = x
+	case map[string]any:
+		n, ok := x["name"].(string)
+		if !ok {
+			if _, present := x["name"]; present {
+				return nil, "a policy's name must be a string"
+			}
+			return nil, "a policy table needs name = \"...\" (policies: " + strings.Join(ps[pi].Choices, ", ") + ")"
+		}
+		name, args = n, x
+	default:
+		return nil, "expected a policy name or an inline table { name = ..., ... }, got " + tomlType(v)
+	}
+	val, msg := value(ps[pi], name)
+	if msg != "" {
+		return nil, msg
+	}
+	entry := policy.Registry[val.I]
+	set := Setting{{Param: pi, Value: val}}
+	for _, k := range sortedKeys(args) {
+		if k == "name" {
+			continue
+		}
+		if !entry.Takes(k) {
+			takes := "no arguments"
+			if len(entry.Args) > 0 {
+				takes = "arguments: " + strings.Join(entry.Args, ", ")
+			}
+			return nil, fmt.Sprintf("policy %s does not take %q (%s)", entry.Name, k, takes)
+		}
+		ai := model.Index(ps, k)
+		av, msg := value(ps[ai], args[k])
+		if msg != "" {
+			return nil, fmt.Sprintf("policy %s, %s: %s", entry.Name, k, msg)
+		}
+		set = append(set, Assign{Param: ai, Value: av})
+	}
+	return set, ""
+}
+
+// sweep decodes [sweep] into s.Axes, in file order.
+func (d *decoder) sweep(s *Spec, raw map[string]any, md toml.MetaData) error {
+	v, ok := raw["sweep"]
+	if !ok {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return d.errf("", -1, "sweep", "expected a table ([sweep]), got %s", tomlType(v))
+	}
+	ps := s.Model.Params()
+	var order []string
+	for _, k := range md.Keys() {
+		if len(k) == 2 && k[0] == "sweep" {
+			order = append(order, k[1])
+		}
+	}
+	for _, key := range order {
+		i := model.Index(ps, key)
+		if i < 0 {
+			return d.errf("sweep", -1, key, "unknown parameter of model %s (parameters: %s)", s.Model.Name(), paramNames(ps))
+		}
+		if s.fixedFrom[i] == "params" {
+			return d.errf("sweep", -1, key, "also fixed in [params]: set it in one place")
+		}
+		ax := Axis{Key: key}
+		switch x := m[key].(type) {
+		case []any:
+			if len(x) == 0 {
+				return d.errf("sweep", -1, key, "empty list: an axis needs at least one value")
+			}
+			for j, e := range x {
+				if ps[i].Name == "policy" {
+					set, msg := d.policySetting(ps, e)
+					if msg != "" {
+						return d.errf("sweep", -1, key, "element %d: %s", j+1, msg)
+					}
+					ax.Values = append(ax.Values, set)
+					continue
+				}
+				val, msg := value(ps[i], e)
+				if msg != "" {
+					return d.errf("sweep", -1, key, "element %d: %s", j+1, msg)
+				}
+				ax.Values = append(ax.Values, Setting{{Param: i, Value: val}})
+			}
+		case map[string]any:
+			vals, err := d.rangeAxis(ps[i], key, x)
+			if err != nil {
+				return err
+			}
+			for _, val := range vals {
+				ax.Values = append(ax.Values, Setting{{Param: i, Value: val}})
+			}
+		default:
+			return d.errf("sweep", -1, key, "expected a list [a, b, ...] or a range { from = ..., to = ..., step = ... }, got %s", tomlType(m[key]))
+		}
+		s.Axes = append(s.Axes, ax)
+	}
+	return nil
+}
+
+// maxAxis bounds one axis's length so that a typo (step = 1e-9) is an error, not an hour of allocation.
+const maxAxis = 1_000_000
+
+// rangeAxis expands an inclusive range {from, to, step} as from + i·step, i = 0, 1, ... while the value does not
+// exceed to (with a relative slack of 1e-9 of a step, so 0.5..0.99 step 0.01 gives exactly 50 values).
+func (d *decoder) rangeAxis(p model.Param, key string, m map[string]any) ([]model.Value, error) {
+	for _, k := range sortedKeys(m) {
+		if k != "from" && k != "to" && k != "step" {
+			return nil, d.errf("sweep", -1, key, "unknown range key %q (a range is { from = ..., to = ..., step = ... })", k)
+		}
+	}
+	if p.Kind != model.Int && p.Kind != model.Float {
+		return nil, d.errf("sweep", -1, key, "a range needs a numeric parameter; %s is a %s: give a list", p.Name, p.Kind)
+	}
+	var f [3]float64
+	for j, k := range []string{"from", "to", "step"} {
+		v, present := m[k]
+		if !present {
+			return nil, d.errf("sweep", -1, key, "range is missing %q", k)
+		}
+		val, msg := value(p, v)
+		if msg != "" {
+			return nil, d.errf("sweep", -1, key, "range %s: %s", k, msg)
+		}
+		f[j] = val.F
+		if p.Kind == model.Int {
+			f[j] = float64(val.I)
+		}
+	}
+	from, to, step := f[0], f[1], f[2]
+	if !(step > 0) {
+		return nil, d.errf("sweep", -1, key, "range step %v: need step > 0", step)
+	}
+	if to < from {
+		return nil, d.errf("sweep", -1, key, "empty range: to (%v) < from (%v)", to, from)
+	}
+	count := math.Floor((to-from)/step+1e-9) + 1
+	if count > maxAxis {
+		return nil, d.errf("sweep", -1, key, "range gives %.0f values; at most %d per axis", count, maxAxis)
+	}
+	vals := make([]model.Value, int(count))
+	for i := range vals {
+		x := from + float64(i)*step
+		if p.Kind == model.Int {
+			vals[i] = model.IntValue(int64(math.Round(x)))
+		} else {
+			vals[i] = model.FloatValue(x)
+		}
+	}
+	return vals, nil
+}

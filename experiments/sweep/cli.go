@@ -1,0 +1,188 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"lbsweep/experiments"
+	"lbsweep/model"
+	"lbsweep/model/policy"
+	"lbsweep/results"
+)
+
+const usage = `usage:
+  sweep [-o DIR] [-j N] [-q] SPEC.toml     run the experiment; writes DIR/NAME/runs.parquet
+  sweep check [-o DIR] SPEC.toml ...       evaluate the specs' [[expect]] claims on their datasets
+  sweep -list                              models, their parameters, and the dispatch policies
+  sweep -schema MODEL                      the results columns of MODEL as a Markdown table
+flags:
+`
+
+// Main is the sweep command: it parses args (without the program name), runs, and returns the exit code: 0 ok,
+// 1 failure (bad spec, failed run, failed claim), 2 usage. Results go to files, listings to stdout, progress,
+// warnings and errors to stderr prefixed with "sweep: ".
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "check" {
+		return check(args[1:], stdout, stderr)
+	}
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	dir := fs.String("o", "results", "output root: the dataset goes to DIR/NAME/")
+	workers := fs.Int("j", 0, "concurrent runs (default GOMAXPROCS)")
+	quiet := fs.Bool("q", false, "no progress lines")
+	list := fs.Bool("list", false, "list models, parameters and policies")
+	schema := fs.String("schema", "", "print the results columns of `MODEL` as Markdown")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	switch {
+	case *list:
+		List(stdout)
+		return 0
+	case *schema != "":
+		m, ok := experiments.Models[*schema]
+		if !ok {
+			fmt.Fprintf(stderr, "sweep: unknown model %q (models: %s)\n", *schema, strings.Join(experiments.ModelNames(), ", "))
+			return 2
+		}
+		fmt.Fprint(stdout, SchemaMarkdown(m))
+		return 0
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "sweep: give exactly one SPEC.toml")
+		fs.Usage()
+		return 2
+	}
+	if *workers < 0 {
+		fmt.Fprintln(stderr, "sweep: -j must be ≥ 1")
+		return 2
+	}
+	spec, err := experiments.Load(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "sweep: %v\n", err)
+		return 1
+	}
+	for _, w := range spec.Warnings {
+		fmt.Fprintf(stderr, "sweep: warning: %s: %s\n", spec.File, w)
+	}
+	log := stderr
+	every := 0 * time.Second
+	if *quiet {
+		log, every = io.Discard, -1
+	}
+	fmt.Fprintf(log, "sweep: %s: %d points × %d replications = %d runs\n", spec.Name, spec.Points(), spec.Replications, spec.Runs())
+	sum, err := Run(ctx, spec, Options{Dir: *dir, Workers: *workers, Log: log, Every: every})
+	if err != nil {
+		fmt.Fprintf(stderr, "sweep: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(log, "sweep: wrote %s: %d runs, %.4g events in %s (%.3g events/s)\n",
+		sum.Path, sum.Runs, float64(sum.Events), sum.Elapsed.Round(time.Millisecond), float64(sum.Events)/sum.Elapsed.Seconds())
+	return 0
+}
+
+// check evaluates claims; exit 1 when any fails or a dataset is missing.
+func check(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sweep check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("o", "results", "results root holding DIR/NAME/")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "sweep check: give one or more SPEC.toml")
+		return 2
+	}
+	failed, passed := 0, 0
+	for _, path := range fs.Args() {
+		spec, err := experiments.Load(path)
+		if err != nil {
+			fmt.Fprintf(stderr, "sweep: %v\n", err)
+			return 1
+		}
+		t, err := results.ReadDataset(filepath.Join(*dir, spec.Name))
+		if err != nil {
+			fmt.Fprintf(stderr, "sweep: %s: %v (run `sweep -o %s %s` first)\n", spec.File, err, *dir, path)
+			return 1
+		}
+		for _, v := range spec.Evaluate(t) {
+			verdict := "ok"
+			if !v.Pass {
+				verdict = "FAIL: " + v.Reason
+				failed++
+			} else {
+				passed++
+			}
+			fmt.Fprintf(stdout, "%s: %s: %s = %s; claim %s: %s\n", spec.Name, v.Expect.Source, metricName(v.Expect), FormatEstimate(v.Measured), v.Target, verdict)
+		}
+	}
+	fmt.Fprintf(stdout, "claims: %d passed, %d failed\n", passed, failed)
+	if failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+func metricName(e experiments.Expect) string {
+	if e.Level > 0 {
+		return fmt.Sprintf("%s[i=%d]", e.Metric, e.Level)
+	}
+	return e.Metric
+}
+
+// FormatEstimate renders "mean ± half (n = N)", or "mean (n = 1)".
+func FormatEstimate(e results.Estimate) string {
+	if e.N < 2 {
+		return fmt.Sprintf("%.5g (n = %d)", e.Mean, e.N)
+	}
+	return fmt.Sprintf("%.5g ± %.2g (n = %d, %.0f%% CI)", e.Mean, e.Half, e.N, 100*(1-e.Alpha))
+}
+
+// List prints every model with its parameters, and every policy with its arguments.
+func List(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	for _, name := range experiments.ModelNames() {
+		m := experiments.Models[name]
+		fmt.Fprintf(tw, "model %s\t%s\n", name, m.Doc())
+		for _, p := range m.Params() {
+			def := ""
+			if p.Default.Valid {
+				def = " (default " + p.Format(p.Default) + ")"
+			}
+			fmt.Fprintf(tw, "  %s\t%s%s\t%s\n", p.Name, p.Kind, def, p.Doc)
+		}
+	}
+	fmt.Fprintln(tw, "policies\t\t")
+	for _, e := range policy.Registry {
+		args := "-"
+		if len(e.Args) > 0 {
+			args = strings.Join(e.Args, ", ")
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", e.Name, args, e.Doc)
+	}
+	tw.Flush()
+}
+
+// SchemaMarkdown renders model m's results columns as the README's Markdown table.
+func SchemaMarkdown(m model.Model) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "| column | type | unit | meaning |\n|---|---|---|---|\n")
+	for _, c := range model.Columns(m) {
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", c.Name, c.Type, c.Unit, strings.ReplaceAll(c.Doc, "|", "\\|"))
+	}
+	return b.String()
+}

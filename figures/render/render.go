@@ -1,0 +1,396 @@
+// Package render draws the [[figure]] tables of an experiment spec from its dataset as SVG (gonum/plot), and writes
+// the reproduction report (REPORT.md: each [[expect]] claim with its source, the claim, the measured mean ± CI and
+// the verdict). Simulated values are drawn as points with (1−α) Student-t confidence intervals over replications as
+// error bars; closed forms as lines of the same colour.
+//
+// Figures are 6 × 3.6 in with 8–10 pt text, ASCII labels (the default font has no superscripts), and the legend in
+// its own column beside the data so it never covers a point. Log axes drop non-positive values instead of failing.
+package render
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"lbsweep/experiments"
+	"lbsweep/results"
+)
+
+// Size of every figure.
+const (
+	Width       = 6 * vg.Inch
+	Height      = 3.6 * vg.Inch
+	legendWidth = 1.75 * vg.Inch
+)
+
+// series is one curve: simulated points with CIs and the theory at the same x.
+type series struct {
+	label  string
+	x      []float64
+	est    []results.Estimate
+	theory []float64 // NaN where none
+}
+
+// group splits rows into series by the values of cols, in order of first appearance.
+func group(t *results.Table, rows []int, cols []string) ([]string, map[string][]int) {
+	var order []string
+	by := map[string][]int{}
+	idx := make([]int, len(cols))
+	for i, c := range cols {
+		idx[i] = t.Col(c)
+	}
+	for _, r := range rows {
+		var parts []string
+		for i, c := range cols {
+			cell := t.Rows[r][idx[i]]
+			if !cell.Valid {
+				continue
+			}
+			switch {
+			case c == "policy":
+				parts = append(parts, cell.S)
+			case t.Columns[idx[i]].Type == results.Bool:
+				if cell.B { // a flag: named when set, omitted when not
+					parts = append(parts, c)
+				}
+			default:
+				parts = append(parts, c+"="+cellText(t.Columns[idx[i]].Type, cell))
+			}
+		}
+		label := strings.Join(parts, " ")
+		if _, ok := by[label]; !ok {
+			order = append(order, label)
+		}
+		by[label] = append(by[label], r)
+	}
+	return order, by
+}
+
+func cellText(ty results.Type, c results.Cell) string {
+	switch ty {
+	case results.Int64:
+		return fmt.Sprint(c.I)
+	case results.Float64:
+		return fmt.Sprint(c.F)
+	case results.Bool:
+		return fmt.Sprint(c.B)
+	case results.String:
+		return c.S
+	}
+	return "?"
+}
+
+// num reads a numeric cell (NaN for null); for list columns, element level−1, and pastEnd beyond the list's end
+// (0 for queue_tail, which stops at the longest queue seen; NaN for a theory list, which was not computed there).
+func num(t *results.Table, r, col, level int, pastEnd float64) float64 {
+	c := t.Rows[r][col]
+	if !c.Valid {
+		return math.NaN()
+	}
+	switch t.Columns[col].Type {
+	case results.Int64:
+		return float64(c.I)
+	case results.Float64:
+		return c.F
+	case results.Float64List:
+		if level-1 < len(c.L) {
+			return c.L[level-1]
+		}
+		return pastEnd
+	}
+	return math.NaN()
+}
+
+func meanOf(xs []float64) float64 {
+	s, n := 0.0, 0
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			s += x
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return s / float64(n)
+}
+
+// build computes the series of figure f from table t.
+func build(f experiments.Figure, t *results.Table) ([]series, error) {
+	rows := t.Where(f.Where)
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("no rows match the figure's selection")
+	}
+	ycol, tcol := t.Col(f.Y), -1
+	if ycol < 0 {
+		return nil, fmt.Errorf("the dataset has no column %q", f.Y)
+	}
+	if f.Theory != "" {
+		if tcol = t.Col(f.Theory); tcol < 0 {
+			return nil, fmt.Errorf("the dataset has no column %q", f.Theory)
+		}
+	}
+	order, by := group(t, rows, f.Series)
+	var out []series
+	for _, label := range order {
+		rs := by[label]
+		s := series{label: label}
+		switch f.Kind {
+		case experiments.QueueTail:
+			levels := f.Levels
+			if levels == 0 {
+				for _, r := range rs {
+					levels = max(levels, len(t.Rows[r][ycol].L))
+				}
+			}
+			for i := 1; i <= levels; i++ {
+				ys, ths := make([]float64, len(rs)), make([]float64, len(rs))
+				for k, r := range rs {
+					ys[k] = num(t, r, ycol, i, 0)
+					ths[k] = math.NaN()
+					if tcol >= 0 {
+						ths[k] = num(t, r, tcol, i, math.NaN())
+					}
+				}
+				s.x = append(s.x, float64(i))
+				s.est = append(s.est, results.MeanCI(ys, f.Alpha))
+				s.theory = append(s.theory, meanOf(ths))
+			}
+		case experiments.MetricVsParam:
+			xcol := t.Col(f.X)
+			if xcol < 0 {
+				return nil, fmt.Errorf("the dataset has no column %q", f.X)
+			}
+			byX := map[float64][]int{}
+			var xs []float64
+			for _, r := range rs {
+				x := num(t, r, xcol, 0, math.NaN())
+				if _, ok := byX[x]; !ok {
+					xs = append(xs, x)
+				}
+				byX[x] = append(byX[x], r)
+			}
+			sort.Float64s(xs)
+			for _, x := range xs {
+				var ys, ths []float64
+				for _, r := range byX[x] {
+					ys = append(ys, num(t, r, ycol, 0, math.NaN()))
+					if tcol >= 0 {
+						ths = append(ths, num(t, r, tcol, 0, math.NaN()))
+					}
+				}
+				s.x = append(s.x, x)
+				s.est = append(s.est, results.MeanCI(ys, f.Alpha))
+				s.theory = append(s.theory, meanOf(ths))
+			}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// errPoints are simulated means with asymmetric error bars, clipped to a floor on log axes.
+type errPoints struct {
+	plotter.XYs
+	lo, hi []float64
+}
+
+func (e errPoints) YError(i int) (float64, float64) { return e.lo[i], e.hi[i] }
+
+// Draw renders figure f of spec s from table t as SVG to w.
+func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writer) error {
+	ss, err := build(f, t)
+	if err != nil {
+		return fmt.Errorf("figure %s: %w", f.Name, err)
+	}
+	p := plot.New()
+	p.Title.Text = f.Title
+	p.Title.TextStyle.Font.Size = 10
+	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+		ax.Label.TextStyle.Font.Size = 9
+		ax.Tick.Label.Font.Size = 8
+	}
+	p.X.Label.Text, p.Y.Label.Text = f.XLabel, f.YLabel
+	if f.Kind == experiments.QueueTail {
+		if p.X.Label.Text == "" {
+			p.X.Label.Text = "i (jobs at the server, the one in service included)"
+		}
+		if p.Y.Label.Text == "" {
+			p.Y.Label.Text = "s_i: fraction of servers with >= i jobs"
+		}
+		p.X.Tick.Marker = integerTicks{}
+	} else {
+		if p.X.Label.Text == "" {
+			p.X.Label.Text = f.X
+		}
+		if p.Y.Label.Text == "" {
+			p.Y.Label.Text = f.Y
+		}
+	}
+	logY := f.LogY || f.Kind == experiments.QueueTail
+	// Floor for log axes, below the smallest positive simulated mean (about a decade below for tails).
+	floor := math.Inf(1)
+	for _, sr := range ss {
+		for _, e := range sr.est {
+			if e.Mean > 0 {
+				floor = math.Min(floor, e.Mean)
+			}
+		}
+	}
+	if math.IsInf(floor, 1) {
+		floor = 1e-6
+	}
+	if f.Kind == experiments.QueueTail {
+		floor = math.Pow(10, math.Floor(math.Log10(floor))-0.3)
+	} else {
+		floor /= 1.5
+	}
+	keep := func(y float64) bool { return !math.IsNaN(y) && (!logY || y >= floor) }
+
+	leg := plot.NewLegend()
+	leg.TextStyle.Font.Size = 8
+	leg.Top, leg.Left = true, true
+	theoryShown := false
+	for i, sr := range ss {
+		col := plotutil.Color(i)
+		var pts errPoints
+		var line plotter.XYs
+		for k, x := range sr.x {
+			e := sr.est[k]
+			if keep(e.Mean) && (!f.LogX || x > 0) {
+				lo, hi := 0.0, 0.0
+				if !math.IsNaN(e.Half) {
+					lo, hi = e.Half, e.Half
+					if logY && e.Mean-lo < floor {
+						lo = e.Mean - floor
+					}
+				}
+				pts.XYs = append(pts.XYs, plotter.XY{X: x, Y: e.Mean})
+				pts.lo, pts.hi = append(pts.lo, lo), append(pts.hi, hi)
+			}
+			if keep(sr.theory[k]) && (!f.LogX || x > 0) {
+				line = append(line, plotter.XY{X: x, Y: sr.theory[k]})
+			}
+		}
+		if len(line) > 1 {
+			l, err := plotter.NewLine(line)
+			if err != nil {
+				return err
+			}
+			l.LineStyle.Color, l.LineStyle.Width = col, vg.Points(1)
+			p.Add(l)
+			theoryShown = true
+		}
+		if len(pts.XYs) > 0 {
+			sc, err := plotter.NewScatter(pts.XYs)
+			if err != nil {
+				return err
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.5), Shape: plotutil.Shape(i)}
+			eb, err := plotter.NewYErrorBars(pts)
+			if err != nil {
+				return err
+			}
+			eb.LineStyle.Color, eb.LineStyle.Width, eb.CapWidth = col, vg.Points(0.7), vg.Points(4)
+			p.Add(eb, sc)
+			leg.Add(sr.label, sc)
+		}
+	}
+	if theoryShown {
+		l, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 1}, {X: 1, Y: 1}})
+		l.LineStyle.Width = vg.Points(1)
+		leg.Add("lines: theory", l)
+	}
+	leg.Add(fmt.Sprintf("bars: %.0f%% CI", 100*(1-f.Alpha)), blank{})
+	if logY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = decadeTicks{}
+		p.Y.Min = floor
+		if f.Kind == experiments.QueueTail {
+			p.Y.Max = 1 // s_i is a fraction
+		}
+	}
+	if f.LogX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = decadeTicks{}
+	}
+	p.Add(plotter.NewGrid())
+
+	c := vgsvg.New(Width, Height)
+	dc := draw.New(c)
+	// The y label is drawn here, not by gonum/plot: gonum centres its glyph box at the linear midpoint of the range,
+	// which on a log axis lies near the top and makes the layout pad the top by half the label's length.
+	ylabel := p.Y.Label
+	p.Y.Label.Text = ""
+	sty := ylabel.TextStyle
+	sty.Rotation = math.Pi / 2
+	sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+	strip := sty.Font.Size + 4
+	plotC := draw.Crop(dc, strip, -legendWidth, 0, 0)
+	dc.FillText(sty, vg.Point{X: 2, Y: (plotC.Min.Y + plotC.Max.Y) / 2}, ylabel.Text)
+	p.Draw(plotC)
+	lc := draw.Crop(dc, Width-legendWidth+4, 0, 0, -0.25*vg.Inch)
+	leg.Draw(lc)
+	_, err = c.WriteTo(w)
+	return err
+}
+
+// blank is a legend entry with no thumbnail.
+type blank struct{}
+
+func (blank) Thumbnail(*draw.Canvas) {}
+
+// decadeTicks labels the powers of ten in range ("1", "0.1", "0.01", "1e-03", ...) and marks 2..9 times each
+// unlabelled; unlike plot.LogTicks its labels carry no rounding noise (9.999e-05).
+type decadeTicks struct{}
+
+func (decadeTicks) Ticks(min, max float64) []plot.Tick {
+	if !(min > 0) || !(max > min) {
+		return nil
+	}
+	var ts []plot.Tick
+	for e := int(math.Floor(math.Log10(min))); e <= int(math.Ceil(math.Log10(max))); e++ {
+		v := math.Pow(10, float64(e))
+		if v >= min*(1-1e-12) && v <= max*(1+1e-12) {
+			ts = append(ts, plot.Tick{Value: v, Label: decadeLabel(e)})
+		}
+		for m := 2; m <= 9; m++ {
+			if mv := float64(m) * v; mv >= min && mv <= max {
+				ts = append(ts, plot.Tick{Value: mv})
+			}
+		}
+	}
+	return ts
+}
+
+func decadeLabel(e int) string {
+	switch {
+	case e >= 0 && e <= 4:
+		return strconv.FormatFloat(math.Pow(10, float64(e)), 'f', 0, 64)
+	case e < 0 && e >= -2:
+		return strconv.FormatFloat(math.Pow(10, float64(e)), 'f', -e, 64)
+	}
+	return fmt.Sprintf("1e%d", e)
+}
+
+// integerTicks marks whole numbers only (queue lengths).
+type integerTicks struct{}
+
+func (integerTicks) Ticks(min, max float64) []plot.Tick {
+	step := math.Max(1, math.Ceil((max-min)/10))
+	var ts []plot.Tick
+	for v := math.Ceil(min); v <= max; v += step {
+		ts = append(ts, plot.Tick{Value: v, Label: fmt.Sprint(v)})
+	}
+	return ts
+}

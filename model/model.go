@@ -1,0 +1,193 @@
+// Package model defines the contract every lbsweep simulation model meets: its typed parameters, the metric columns
+// it reports, and Run. Sub-packages hold the simulation core (model/sim), the dispatch policies shared by every model
+// that dispatches (model/policy) and one package per model (model/supermarket, ...).
+//
+// Units: simulated time is in mean service times (a unit-rate server serves one job per unit time on average); rates
+// are per unit time; λ ("lambda") is the arrival rate per server, so λ < 1 is the stability condition for identical
+// unit-rate servers.
+//
+// Nothing in model/ keeps package-level mutable state or uses a global random generator: every run gets its own
+// seeded streams (see model/sim.Streams).
+package model
+
+import (
+	"fmt"
+	"strconv"
+
+	"lbsweep/results"
+)
+
+// Kind is the type of a parameter's value.
+type Kind uint8
+
+// Parameter kinds. Enum values are stored as the index into Param.Choices; their column holds the choice's name.
+const (
+	Int Kind = iota + 1
+	Float
+	Bool
+	Enum
+)
+
+// String names the kind as spec errors show it ("integer", "float", "boolean", "name").
+func (k Kind) String() string {
+	switch k {
+	case Int:
+		return "integer"
+	case Float:
+		return "float"
+	case Bool:
+		return "boolean"
+	case Enum:
+		return "name"
+	}
+	return "invalid kind"
+}
+
+// Param declares one parameter of a model. Every parameter becomes a typed results column of the same name.
+type Param struct {
+	Name    string   // snake_case; the spec key and the column name; never changes once released
+	Kind    Kind     // value type
+	Unit    string   // e.g. "mean service times"; empty when dimensionless
+	Doc     string   // meaning and valid range
+	Choices []string // Enum: the valid names, index = Value.I
+	// Policy marks a parameter of the dispatch policy (the policy name and its arguments). Runs that differ only in
+	// policy parameters share their arrival and service streams (common random numbers).
+	Policy bool
+	// Default is used when the spec does not set the parameter; Valid = false means the parameter is required, or,
+	// for policy arguments, that it is null for policies that do not take it.
+	Default Value
+}
+
+// Value is one parameter value; the field matching the parameter's Kind holds it (Enum: I is the choice index).
+// Valid = false is "not set" (a null column).
+type Value struct {
+	Valid bool
+	I     int64
+	F     float64
+	B     bool
+}
+
+// IntValue, FloatValue, BoolValue build valid values.
+func IntValue(v int64) Value     { return Value{Valid: true, I: v} }
+func FloatValue(v float64) Value { return Value{Valid: true, F: v} }
+func BoolValue(v bool) Value     { return Value{Valid: true, B: v} }
+
+// Format renders v canonically for parameter p: integers in base 10, floats in the shortest form that round-trips
+// (strconv 'g', -1), booleans as true/false, enums as the choice's name, null as "null". Canonical keys and seeds are
+// built from it, so it never changes.
+func (p Param) Format(v Value) string {
+	if !v.Valid {
+		return "null"
+	}
+	switch p.Kind {
+	case Int:
+		return strconv.FormatInt(v.I, 10)
+	case Float:
+		return strconv.FormatFloat(v.F, 'g', -1, 64)
+	case Bool:
+		return strconv.FormatBool(v.B)
+	case Enum:
+		if v.I >= 0 && int(v.I) < len(p.Choices) {
+			return p.Choices[v.I]
+		}
+	}
+	panic(fmt.Sprintf("model: value %+v invalid for parameter %s", v, p.Name))
+}
+
+// Cell converts v to the results cell of p's column.
+func (p Param) Cell(v Value) results.Cell {
+	if !v.Valid {
+		return results.Null()
+	}
+	switch p.Kind {
+	case Int:
+		return results.Int(v.I)
+	case Float:
+		return results.Float(v.F)
+	case Bool:
+		return results.Boolean(v.B)
+	case Enum:
+		return results.Str(p.Format(v))
+	}
+	panic("model: invalid parameter kind for " + p.Name)
+}
+
+// ColumnType is the results column type of p.
+func (p Param) ColumnType() results.Type {
+	switch p.Kind {
+	case Int:
+		return results.Int64
+	case Float:
+		return results.Float64
+	case Bool:
+		return results.Bool
+	case Enum:
+		return results.String
+	}
+	panic("model: invalid parameter kind for " + p.Name)
+}
+
+// Point is one grid point: one Value per parameter, aligned with Model.Params().
+type Point []Value
+
+// Seed is what a run's random streams are derived from (see model/sim.NewStreams).
+type Seed struct {
+	Run    uint64 // from (root seed, the point without its policy parameters, replication): arrivals and service
+	Policy uint64 // from the policy parameters alone: mixed into the dispatch stream
+}
+
+// Issue is a problem with a grid point found by Model.Check: the parameter it concerns and what is wrong.
+type Issue struct {
+	Param   string
+	Message string
+}
+
+func (i Issue) Error() string { return i.Param + ": " + i.Message }
+
+// Model is one simulation model. Implementations are stateless values; all run state lives inside Run.
+type Model interface {
+	// Name is the model's registered name (snake_case), as specs write it.
+	Name() string
+	// Doc is one paragraph: what the model simulates and its source.
+	Doc() string
+	// Params declares the parameters, in column order.
+	Params() []Param
+	// Metrics declares the metric and theory columns that Run fills, in column order.
+	Metrics() []results.Column
+	// Check validates a fully resolved point (defaults applied). It returns warnings to report and an error (an
+	// Issue naming the parameter) for an invalid point. allowUnstable turns "unstable load" from an error into a
+	// warning.
+	Check(p Point, allowUnstable bool) (warnings []string, err error)
+	// Cost estimates the run's work in simulated events (used for progress and shard balancing).
+	Cost(p Point) float64
+	// Run simulates one point and returns one cell per Metrics() column. It is deterministic in (p, seed).
+	Run(p Point, seed Seed) ([]results.Cell, error)
+}
+
+// Identity are the leading columns of every dataset.
+var Identity = []results.Column{
+	{Name: "experiment", Type: results.String, Doc: "the spec's name"},
+	{Name: "point", Type: results.String, Doc: "stable id of the grid point: its parameters as name=value pairs in column order"},
+	{Name: "replication", Type: results.Int64, Doc: "replication index, 0 ≤ replication < replications"},
+	{Name: "seed", Type: results.Int64, Doc: "the run's seed, derived from (root seed, the point without its policy parameters, replication)"},
+}
+
+// Columns is the full schema of model m's datasets: Identity, one column per parameter, then m's metrics. It is the
+// single place the results schema is assembled.
+func Columns(m Model) []results.Column {
+	cols := append([]results.Column(nil), Identity...)
+	for _, p := range m.Params() {
+		cols = append(cols, results.Column{Name: p.Name, Type: p.ColumnType(), Unit: p.Unit, Doc: p.Doc})
+	}
+	return append(cols, m.Metrics()...)
+}
+
+// Index returns the position of the parameter named name in params, or -1.
+func Index(params []Param, name string) int {
+	for i, p := range params {
+		if p.Name == name {
+			return i
+		}
+	}
+	return -1
+}

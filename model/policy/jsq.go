@@ -1,0 +1,23 @@
+package policy
+
+import (
+	"math/rand/v2"
+
+	"lbsweep/model/sim"
+)
+
+const jsqDoc = "join the shortest queue: scan all n servers, ties uniformly at random (optimal for identical " +
+	"exponential servers with fresh information: Winston, J. Appl. Prob. 14(1), 1977); O(1) per pick through the " +
+	"sorted levels"
+
+type jsq struct{}
+
+func newJSQ(Args, int) Policy { return jsq{} }
+
+func (jsq) Pick(l *sim.Levels, r *rand.Rand) int {
+	_, ties := l.Shortest()
+	if ties == 1 {
+		return l.Sorted(0)
+	}
+	return l.Sorted(r.IntN(ties))
+}

@@ -1,0 +1,58 @@
+package policy
+
+import (
+	"math/rand/v2"
+
+	"lbsweep/model/sim"
+)
+
+const jsqdDoc = "JSQ(d), the power of d choices: sample d servers uniformly (distinct, or with replacement as Envoy's " +
+	"least request), join the shortest, ties uniformly at random (Mitzenmacher, IEEE TPDS 12(10), 2001; Vvedenskaya, " +
+	"Dobrushin & Karpelevich, 1996)"
+
+// jsqd samples in a uniformly random order and keeps the first strict minimum: the order is exchangeable, so the
+// first minimum is uniform among the tied minima with no extra random number (as Envoy's strict less-than).
+type jsqd struct {
+	d       int
+	replace bool
+	idx     []int32 // without replacement: a permutation of 0..n−1 used for partial Fisher–Yates
+}
+
+func newJSQd(a Args, n int) Policy {
+	p := &jsqd{d: a.D, replace: a.Replacement}
+	if !p.replace {
+		p.idx = make([]int32, n)
+		for i := range p.idx {
+			p.idx[i] = int32(i)
+		}
+	}
+	return p
+}
+
+func (p *jsqd) Pick(l *sim.Levels, r *rand.Rand) int {
+	n := l.N()
+	if p.replace {
+		best := r.IntN(n)
+		bq := l.Len(best)
+		for range p.d - 1 {
+			k := r.IntN(n)
+			if q := l.Len(k); q < bq {
+				best, bq = k, q
+			}
+		}
+		return best
+	}
+	// Partial Fisher–Yates over a persistent permutation: each call's first d entries are a uniformly random
+	// ordered d-subset whatever order earlier calls left behind.
+	idx := p.idx
+	best, bq := -1, int32(0)
+	for j := range p.d {
+		s := j + r.IntN(n-j)
+		idx[j], idx[s] = idx[s], idx[j]
+		k := int(idx[j])
+		if q := l.Len(k); best < 0 || q < bq {
+			best, bq = k, q
+		}
+	}
+	return best
+}

@@ -1,0 +1,16 @@
+package policy
+
+import (
+	"math/rand/v2"
+
+	"lbsweep/model/sim"
+)
+
+const randomDoc = "uniform random server, ignoring loads (JSQ(1)); with identical servers each is an M/M/1 queue " +
+	"(Mitzenmacher, Richa & Sitaraman survey, 2001, §4)"
+
+type random struct{}
+
+func newRandom(Args, int) Policy { return random{} }
+
+func (random) Pick(l *sim.Levels, r *rand.Rand) int { return r.IntN(l.N()) }

@@ -1,0 +1,180 @@
+package sim
+
+// Levels keeps n servers' queue lengths (the job in service included) sorted by length in O(1) per change, and
+// integrates c_L(t), the number of servers with at least L jobs, exactly over time for every level L, together with
+// the longest queue.
+//
+// The layout is the "bucket permutation" of the C reference (shared/anchors/supermarket.c): perm lists the servers
+// sorted by queue length, pos[k] is server k's index in perm, and start[L] is the first index in perm of a server
+// with at least L jobs. Moving a server up or down one job is a single swap. It gives in O(1): c_L = n − start[L];
+// the busy servers perm[start[1]:]; the shortest queues perm[:start[m+1]] with m the minimum length; the longest
+// queue.
+//
+// Areas are accumulated lazily: level L's integral is brought up to date only when c_L changes, and for all levels
+// by Mark and Window.
+type Levels struct {
+	n     int32
+	q     []int32 // q[k]: jobs at server k
+	perm  []int32
+	pos   []int32
+	start []int32   // start[L], L = 0 .. len-1; n for every level above the longest queue
+	area  []float64 // ∫ c_L dt up to last[L]
+	last  []float64
+
+	max              int32   // longest queue now
+	areaMax, lastMax float64 // ∫ max_k q_k dt up to lastMax
+	peak             int32   // longest queue since Mark
+
+	t0       float64   // Mark time
+	base     []float64 // area at Mark
+	baseMax  float64
+	measured bool
+}
+
+// NewLevels returns n empty servers (n ≥ 1) at time 0.
+func NewLevels(n int) *Levels {
+	if n < 1 {
+		panic("sim: NewLevels needs n ≥ 1")
+	}
+	l := &Levels{n: int32(n), q: make([]int32, n), perm: make([]int32, n), pos: make([]int32, n)}
+	for k := range n {
+		l.perm[k], l.pos[k] = int32(k), int32(k)
+	}
+	l.grow(16)
+	for L := 1; L < len(l.start); L++ {
+		l.start[L] = l.n
+	}
+	return l
+}
+
+func (l *Levels) grow(need int) {
+	c := max(len(l.start), 1)
+	for c < need {
+		c *= 2
+	}
+	for L := len(l.start); L < c; L++ {
+		l.start = append(l.start, l.n)
+		l.area = append(l.area, 0)
+		l.last = append(l.last, l.lastMax)
+		if l.measured {
+			l.base = append(l.base, 0)
+		}
+	}
+}
+
+// N is the number of servers.
+func (l *Levels) N() int { return int(l.n) }
+
+// Len is the number of jobs at server k, the one in service included.
+func (l *Levels) Len(k int) int32 { return l.q[k] }
+
+// Count is c_L, the number of servers with at least L jobs (L ≥ 0).
+func (l *Levels) Count(L int) int {
+	if L >= len(l.start) {
+		return 0
+	}
+	return int(l.n - l.start[L])
+}
+
+// Busy returns the i-th busy server, 0 ≤ i < Count(1), in an order that is arbitrary but deterministic.
+func (l *Levels) Busy(i int) int { return int(l.perm[int(l.start[1])+i]) }
+
+// Shortest returns the minimum queue length m and the number of servers holding m jobs; Sorted(i) for
+// 0 ≤ i < ties lists them.
+func (l *Levels) Shortest() (m int32, ties int) {
+	m = l.q[l.perm[0]]
+	return m, int(l.start[m+1])
+}
+
+// Sorted returns the server at rank i (0 ≤ i < N) in increasing order of queue length.
+func (l *Levels) Sorted(i int) int { return int(l.perm[i]) }
+
+// Max is the longest queue now.
+func (l *Levels) Max() int32 { return l.max }
+
+func (l *Levels) touch(L int32, t float64) {
+	l.area[L] += float64(l.n-l.start[L]) * (t - l.last[L])
+	l.last[L] = t
+}
+
+// Up adds one job to server k at time t (t never decreases between calls).
+func (l *Levels) Up(k int, t float64) {
+	q := l.q[k]
+	if int(q)+2 >= len(l.start) {
+		l.grow(int(q) + 3)
+	}
+	l.touch(q+1, t)
+	j := l.start[q+1] - 1 // last slot of bucket q
+	other, i := l.perm[j], l.pos[k]
+	l.perm[i], l.pos[other] = other, i
+	l.perm[j], l.pos[k] = int32(k), j
+	l.start[q+1] = j
+	l.q[k] = q + 1
+	if q+1 > l.max {
+		l.areaMax += float64(l.max) * (t - l.lastMax)
+		l.lastMax = t
+		l.max = q + 1
+		l.peak = max(l.peak, l.max)
+	}
+}
+
+// Down removes one job from server k (which must be busy) at time t.
+func (l *Levels) Down(k int, t float64) {
+	q := l.q[k]
+	if q <= 0 {
+		panic("sim: Down on an idle server")
+	}
+	l.touch(q, t)
+	j := l.start[q] // first slot of bucket q
+	other, i := l.perm[j], l.pos[k]
+	l.perm[i], l.pos[other] = other, i
+	l.perm[j], l.pos[k] = int32(k), j
+	l.start[q] = j + 1
+	l.q[k] = q - 1
+	if q == l.max && l.start[q] == l.n {
+		l.areaMax += float64(l.max) * (t - l.lastMax)
+		l.lastMax = t
+		l.max = q - 1
+	}
+}
+
+func (l *Levels) flush(t float64) {
+	for L := range l.start {
+		l.touch(int32(L), t)
+	}
+	l.areaMax += float64(l.max) * (t - l.lastMax)
+	l.lastMax = t
+}
+
+// Mark starts the measurement window at time t: time averages and the peak count from here.
+func (l *Levels) Mark(t float64) {
+	l.flush(t)
+	l.t0 = t
+	l.base = append(l.base[:0], l.area...)
+	l.baseMax = l.areaMax
+	l.peak = l.max
+	l.measured = true
+}
+
+// Window ends the measurement window at time t > Mark's time and returns, over [Mark, t):
+// tail[L−1] = time-average fraction of servers with at least L jobs, for L = 1 up to the highest level with a
+// non-zero average (so len(tail) is the longest queue seen, at least 1); the time-average longest queue; and the peak
+// queue length.
+func (l *Levels) Window(t float64) (tail []float64, meanMax float64, peak int) {
+	if !l.measured {
+		panic("sim: Window before Mark")
+	}
+	l.flush(t)
+	w := t - l.t0
+	top := 1
+	for L := 1; L < len(l.area); L++ {
+		if l.area[L]-l.base[L] > 0 {
+			top = L
+		}
+	}
+	tail = make([]float64, top)
+	for L := 1; L <= top; L++ {
+		tail[L-1] = (l.area[L] - l.base[L]) / (w * float64(l.n))
+	}
+	return tail, (l.areaMax - l.baseMax) / w, int(l.peak)
+}

@@ -1,0 +1,32 @@
+package sim
+
+import (
+	"math/rand/v2"
+
+	"lbsweep/model"
+)
+
+// Stream identifiers: the second PCG seed of each purpose. Fixed forever: changing one changes every result.
+const (
+	streamArrivals = 0x6172726976616c73 // "arrivals"
+	streamService  = 0x7365727669636573 // "services"
+	streamDispatch = 0x6469737061746368 // "dispatch"
+)
+
+// Streams are the independent random streams of one run, one per purpose, so that runs that differ only in their
+// dispatch policy see identical arrival times (common random numbers). Each is a PCG-DXSM generator
+// (math/rand/v2.PCG) seeded with (seed, purpose).
+type Streams struct {
+	Arrivals *rand.Rand // inter-arrival times
+	Service  *rand.Rand // service completions
+	Dispatch *rand.Rand // the policy's own choices; also keyed by the policy parameters
+}
+
+// NewStreams derives the three streams of a run from its seed.
+func NewStreams(s model.Seed) Streams {
+	return Streams{
+		Arrivals: rand.New(rand.NewPCG(s.Run, streamArrivals)),
+		Service:  rand.New(rand.NewPCG(s.Run, streamService)),
+		Dispatch: rand.New(rand.NewPCG(s.Run^s.Policy, streamDispatch)),
+	}
+}

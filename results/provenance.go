@@ -1,0 +1,51 @@
+package results
+
+import (
+	"runtime"
+	"runtime/debug"
+)
+
+// SchemaVersion is the version of the results contract (column names, types and meaning). It changes when a
+// released column changes meaning or type; adding a column does not change it.
+const SchemaVersion = "1"
+
+// Metadata keys written into every Parquet file's key-value metadata.
+const (
+	KeySpec          = "lbsweep.spec"           // the spec's full text
+	KeySpecSHA256    = "lbsweep.spec_sha256"    // hex SHA-256 of the spec text
+	KeyModel         = "lbsweep.model"          // the model's registered name
+	KeyVersion       = "lbsweep.version"        // module version of the harness ("(devel)" for a local build)
+	KeyRevision      = "lbsweep.vcs_revision"   // VCS revision the binary was built from, "+dirty" if modified; "unknown" when not stamped
+	KeyGoVersion     = "lbsweep.go_version"     // the Go toolchain that built the binary
+	KeySchemaVersion = "lbsweep.schema_version" // SchemaVersion
+)
+
+// Provenance returns the metadata of a dataset written from spec text with SHA-256 sha by model modelName. It holds
+// no timestamps, host names or durations, so the same spec and binary give the same bytes.
+func Provenance(spec, sha, modelName string) []KV {
+	version, revision := "unknown", "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		version = bi.Main.Version
+		dirty := false
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				revision = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		if dirty && revision != "unknown" {
+			revision += "+dirty"
+		}
+	}
+	return []KV{
+		{KeySpec, spec},
+		{KeySpecSHA256, sha},
+		{KeyModel, modelName},
+		{KeyVersion, version},
+		{KeyRevision, revision},
+		{KeyGoVersion, runtime.Version()},
+		{KeySchemaVersion, SchemaVersion},
+	}
+}

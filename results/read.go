@@ -1,0 +1,265 @@
+package results
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// Table is a dataset read back into memory (for plotting and claim checks; results are small aggregates compared to
+// runs).
+type Table struct {
+	Columns []Column // Name and Type from the files' schema (Unit and Doc empty)
+	Rows    []Row    // in file order, files in lexical order of their names
+	Meta    []KV     // key-value metadata of the first file, in file order, without arrow's "ARROW:schema"
+}
+
+// Col returns the index of the column named name, or -1.
+func (t *Table) Col(name string) int {
+	for i, c := range t.Columns {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// arrowSchemaKey is the key under which Arrow writers store their serialized schema; it is not user metadata.
+const arrowSchemaKey = "ARROW:schema"
+
+// ReadDataset reads every *.parquet file directly inside dir (not *.tmp, not subdirectories) as one table, files in
+// lexical order of their names. The files must have the same column names and types, else an error naming the file
+// that differs. No files is an error naming dir. Meta is the first file's.
+func ReadDataset(dir string) (*Table, error) {
+	ents, err := os.ReadDir(dir) // sorted by name
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	var paths []string
+	for _, e := range ents {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".parquet") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if e.Type()&os.ModeSymlink != 0 {
+			if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+				continue
+			}
+		}
+		paths = append(paths, p)
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("results: %s: no *.parquet files", dir)
+	}
+	var t *Table
+	for _, p := range paths {
+		ft, err := ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		if t == nil {
+			t = ft
+			continue
+		}
+		if err := sameColumns(t.Columns, ft.Columns); err != nil {
+			return nil, fmt.Errorf("results: %s: schema differs from %s: %w", p, paths[0], err)
+		}
+		t.Rows = append(t.Rows, ft.Rows...)
+	}
+	return t, nil
+}
+
+// sameColumns reports how got differs from want in column names and types, or nil.
+func sameColumns(want, got []Column) error {
+	for i := 0; i < len(want) && i < len(got); i++ {
+		if want[i].Name != got[i].Name || want[i].Type != got[i].Type {
+			return fmt.Errorf("column %d is %s %s, want %s %s", i, got[i].Name, got[i].Type, want[i].Name, want[i].Type)
+		}
+	}
+	if len(want) != len(got) {
+		return fmt.Errorf("%d columns, want %d", len(got), len(want))
+	}
+	return nil
+}
+
+// ReadFile reads one Parquet file into memory. Its columns must be of the types a Writer writes (INT64, DOUBLE,
+// BOOLEAN, UTF8 string — plain or dictionary-encoded — and LIST<DOUBLE>); any other type is an error naming the
+// column. A null element inside a list (which a Writer never writes) reads as NaN.
+func ReadFile(path string) (*Table, error) {
+	t, err := readFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("results: %s: %w", path, err)
+	}
+	return t, nil
+}
+
+func readFile(path string) (*Table, error) {
+	rdr, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		return nil, err
+	}
+	defer rdr.Close()
+
+	t := &Table{}
+	kv := rdr.MetaData().KeyValueMetadata()
+	keys, vals := kv.Keys(), kv.Values()
+	for i := range keys {
+		if keys[i] == arrowSchemaKey {
+			continue
+		}
+		t.Meta = append(t.Meta, KV{Key: keys[i], Value: vals[i]})
+	}
+
+	mem := memory.NewGoAllocator()
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, mem)
+	if err != nil {
+		return nil, err
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	defer tbl.Release()
+
+	sc := tbl.Schema()
+	t.Columns = make([]Column, sc.NumFields())
+	for i, f := range sc.Fields() {
+		typ, err := columnType(f.Type)
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %w", f.Name, err)
+		}
+		t.Columns[i] = Column{Name: f.Name, Type: typ}
+	}
+
+	nrows, ncols := int(tbl.NumRows()), len(t.Columns)
+	cells := make([]Cell, nrows*ncols)
+	t.Rows = make([]Row, nrows)
+	for r := range t.Rows {
+		t.Rows[r] = cells[r*ncols : (r+1)*ncols : (r+1)*ncols]
+	}
+	for c := 0; c < ncols; c++ {
+		r := 0
+		for _, chunk := range tbl.Column(c).Data().Chunks() {
+			if r+chunk.Len() > nrows {
+				return nil, fmt.Errorf("column %q has more than %d rows", t.Columns[c].Name, nrows)
+			}
+			if err := readChunk(chunk, t.Rows[r:r+chunk.Len()], c); err != nil {
+				return nil, fmt.Errorf("column %q: %w", t.Columns[c].Name, err)
+			}
+			r += chunk.Len()
+		}
+		if r != nrows {
+			return nil, fmt.Errorf("column %q has %d rows, want %d", t.Columns[c].Name, r, nrows)
+		}
+	}
+	return t, nil
+}
+
+// columnType maps an Arrow type read from a file to a column Type.
+func columnType(dt arrow.DataType) (Type, error) {
+	switch dt.ID() {
+	case arrow.INT64:
+		return Int64, nil
+	case arrow.FLOAT64:
+		return Float64, nil
+	case arrow.BOOL:
+		return Bool, nil
+	case arrow.STRING, arrow.LARGE_STRING:
+		return String, nil
+	case arrow.DICTIONARY:
+		switch dt.(*arrow.DictionaryType).ValueType.ID() {
+		case arrow.STRING, arrow.LARGE_STRING:
+			return String, nil
+		}
+	case arrow.LIST, arrow.LARGE_LIST:
+		if dt.(arrow.ListLikeType).Elem().ID() == arrow.FLOAT64 {
+			return Float64List, nil
+		}
+	}
+	return 0, fmt.Errorf("unsupported type %s", dt)
+}
+
+// stringer is what *array.String and *array.LargeString have in common.
+type stringer interface {
+	arrow.Array
+	Value(int) string
+}
+
+// readChunk stores the values of one column chunk into cell c of rows (len(rows) == a.Len()).
+func readChunk(a arrow.Array, rows []Row, c int) error {
+	switch a := a.(type) {
+	case *array.Int64:
+		for i := range rows {
+			if a.IsValid(i) {
+				rows[i][c] = Int(a.Value(i))
+			}
+		}
+	case *array.Float64:
+		for i := range rows {
+			if a.IsValid(i) {
+				rows[i][c] = Float(a.Value(i))
+			}
+		}
+	case *array.Boolean:
+		for i := range rows {
+			if a.IsValid(i) {
+				rows[i][c] = Boolean(a.Value(i))
+			}
+		}
+	case *array.String:
+		for i := range rows {
+			if a.IsValid(i) {
+				rows[i][c] = Str(a.Value(i))
+			}
+		}
+	case *array.LargeString:
+		for i := range rows {
+			if a.IsValid(i) {
+				rows[i][c] = Str(a.Value(i))
+			}
+		}
+	case *array.Dictionary:
+		dict, ok := a.Dictionary().(stringer)
+		if !ok {
+			return fmt.Errorf("unsupported dictionary of %s", a.Dictionary().DataType())
+		}
+		for i := range rows {
+			if a.IsValid(i) {
+				rows[i][c] = Str(dict.Value(a.GetValueIndex(i)))
+			}
+		}
+	case array.ListLike:
+		vals, ok := a.ListValues().(*array.Float64)
+		if !ok {
+			return fmt.Errorf("unsupported list of %s", a.ListValues().DataType())
+		}
+		for i := range rows {
+			if !a.IsValid(i) {
+				continue
+			}
+			start, end := a.ValueOffsets(i)
+			l := make([]float64, end-start)
+			for j := range l {
+				k := int(start) + j
+				if vals.IsValid(k) {
+					l[j] = vals.Value(k)
+				} else {
+					l[j] = math.NaN()
+				}
+			}
+			rows[i][c] = List(l)
+		}
+	default:
+		return fmt.Errorf("unsupported array type %s", a.DataType())
+	}
+	return nil
+}
