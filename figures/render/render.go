@@ -370,6 +370,19 @@ func (decadeTicks) Ticks(min, max float64) []plot.Tick {
 			}
 		}
 	}
+	labelled := 0
+	for _, t := range ts {
+		if t.Label != "" {
+			labelled++
+		}
+	}
+	if labelled < 2 { // less than a decade in view: label the 2..9 multiples too
+		for i := range ts {
+			if ts[i].Label == "" {
+				ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 3, 64)
+			}
+		}
+	}
 	return ts
 }
 

@@ -1,0 +1,145 @@
+package render
+
+import (
+	"bytes"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"lbsweep/experiments"
+	"lbsweep/model"
+	"lbsweep/results"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden SVGs in testdata/")
+
+const figSpec = `name = "fig"
+model = "supermarket"
+seed = 1
+replications = 2
+[params]
+n = 10
+horizon = 100.0
+warmup = 10.0
+[sweep]
+lambda = [0.5, 0.9]
+policy = ["random", { name = "jsq_d", d = 2 }]
+
+[[figure]]
+name = "tail"
+kind = "queue_tail"
+title = "tail"
+series = "lambda"
+where = { policy = "jsq_d" }
+
+[[figure]]
+name = "mean"
+kind = "metric"
+title = "mean"
+x = "lambda"
+y = "mean_sojourn"
+series = ["policy", "d"]
+log_y = true
+`
+
+// table builds a small dataset in the spec's schema with known values (two replications per point), including a
+// zero in a log-scaled tail and a null theory.
+func table(t *testing.T, s *experiments.Spec) *results.Table {
+	cols := model.Columns(s.Model)
+	tb := &results.Table{Columns: cols}
+	set := func(row results.Row, name string, c results.Cell) {
+		for i, col := range cols {
+			if col.Name == name {
+				row[i] = c
+				return
+			}
+		}
+		t.Fatalf("no column %s", name)
+	}
+	for i := range s.Runs() {
+		r := s.Run(i)
+		row := make(results.Row, len(cols))
+		for k, p := range s.Model.Params() {
+			set(row, p.Name, p.Cell(r.Point[k]))
+		}
+		lambda := r.Point[1].F
+		jitter := 1 + 0.01*float64(r.Replication)
+		set(row, "mean_sojourn", results.Float(jitter/(1-lambda)))
+		set(row, "theory_mean_sojourn", results.Float(1/(1-lambda)))
+		set(row, "queue_tail", results.List([]float64{lambda * jitter, lambda * lambda * jitter, 0}))
+		set(row, "theory_queue_tail", results.List([]float64{lambda, lambda * lambda, math.Pow(lambda, 3)}))
+		tb.Rows = append(tb.Rows, row)
+	}
+	return tb
+}
+
+func TestGoldenFigures(t *testing.T) {
+	s, err := experiments.Parse("fig.toml", figSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := table(t, s)
+	for _, f := range s.Figures {
+		var buf bytes.Buffer
+		if err := Draw(s, f, tb, &buf); err != nil {
+			t.Fatalf("%s: %v", f.Name, err)
+		}
+		svg := buf.String()
+		if strings.Contains(svg, "NaN") || strings.Contains(svg, "Inf") {
+			t.Errorf("%s: SVG holds NaN or Inf coordinates", f.Name)
+		}
+		golden := filepath.Join("testdata", f.Name+".svg")
+		if *update {
+			if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run go test ./figures/render -update)", err)
+		}
+		if !bytes.Equal(buf.Bytes(), want) {
+			t.Errorf("%s: SVG differs from %s (inspect, then go test ./figures/render -update)", f.Name, golden)
+		}
+	}
+}
+
+// Zeros, nulls and single replications on log axes draw without panicking.
+func TestDegenerateData(t *testing.T) {
+	s, err := experiments.Parse("fig.toml", figSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := table(t, s)
+	m, q := tb.Col("mean_sojourn"), tb.Col("queue_tail")
+	for i := range tb.Rows {
+		tb.Rows[i][m] = results.Float(0)
+		tb.Rows[i][q] = results.List(nil)
+	}
+	tb.Rows = tb.Rows[:1]
+	for _, f := range s.Figures {
+		var buf bytes.Buffer
+		if err := Draw(s, f, tb, &buf); err != nil && !strings.Contains(err.Error(), "no rows") {
+			t.Errorf("%s: %v", f.Name, err)
+		}
+	}
+	if err := Draw(s, s.Figures[0], &results.Table{Columns: tb.Columns}, &bytes.Buffer{}); err == nil {
+		t.Error("an empty dataset should be an error, not an empty figure")
+	}
+}
+
+func TestDecadeTicks(t *testing.T) {
+	var labels []string
+	for _, tk := range (decadeTicks{}).Ticks(0.0004, 20) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "1e-3 0.01 0.1 1 10" {
+		t.Errorf("labels = %q", got)
+	}
+}

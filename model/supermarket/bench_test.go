@@ -1,0 +1,29 @@
+package supermarket
+
+import (
+	"testing"
+
+	"lbsweep/model"
+)
+
+// Benchmarks report simulated events per second of wall-clock time for one whole run (warm-up, measurement, drain).
+// Compare with the C reference: make -C ../shared/anchors && ./supermarket jsqd 2 1000 0.9 2000 200 1.
+func benchRun(b *testing.B, n int, pol string, d int) {
+	p := point(b, n, 0.9, 2_000_000/float64(n), 200_000/float64(n), pol, d, false)
+	var events int64
+	b.ResetTimer()
+	for i := range b.N {
+		row, err := Model{}.Run(p, model.Seed{Run: uint64(i + 1)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += row[mEvents].I
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+}
+
+func BenchmarkP2CN100(b *testing.B)    { benchRun(b, 100, "jsq_d", 2) }
+func BenchmarkP2CN1000(b *testing.B)   { benchRun(b, 1000, "jsq_d", 2) }
+func BenchmarkRandomN100(b *testing.B) { benchRun(b, 100, "random", 0) }
+func BenchmarkJSQN100(b *testing.B)    { benchRun(b, 100, "jsq", 0) }

@@ -1,0 +1,281 @@
+package supermarket
+
+import (
+	"math"
+	"testing"
+
+	"lbsweep/analytic"
+	"lbsweep/model"
+	"lbsweep/model/policy"
+	"lbsweep/model/sim"
+	"lbsweep/results"
+)
+
+// Statistical tests compare simulated means over independent replications with closed forms that are exact at
+// finite n (random = n independent M/M/1 queues; round robin = E_n/M/1; s_1 = λ; Little's law), using a two-sided
+// Student-t confidence interval at level 1 − alpha. The seeds are fixed, so each test is deterministic; alpha says
+// how often a correct simulator would fail it if the seeds were drawn anew.
+const alpha = 0.01
+
+// Metric columns, by index into Metrics().
+const (
+	mMean = iota
+	mP50
+	mP99
+	mTail
+	mMeanMax
+	mPeak
+	mJobs
+	mEvents
+	mTheoryMean
+	mTheoryP99
+	mTheoryTail
+	mTheorySource
+)
+
+func policyIndex(t testing.TB, name string) int64 {
+	for i, e := range policy.Registry {
+		if e.Name == name {
+			return int64(i)
+		}
+	}
+	t.Fatalf("no policy %s", name)
+	return -1
+}
+
+// point builds a supermarket point; d = 0 means the policy takes no d.
+func point(t testing.TB, n int, lambda, horizon, warmup float64, pol string, d int, replacement bool) model.Point {
+	p := model.Point{
+		pN: model.IntValue(int64(n)), pLambda: model.FloatValue(lambda), pHorizon: model.FloatValue(horizon),
+		pWarmup: model.FloatValue(warmup), pPolicy: model.IntValue(policyIndex(t, pol)),
+		pD: {}, pReplacement: {},
+	}
+	if d > 0 {
+		p[pD], p[pReplacement] = model.IntValue(int64(d)), model.BoolValue(replacement)
+	}
+	if _, err := (Model{}).Check(p, false); err != nil {
+		t.Fatalf("invalid test point: %v", err)
+	}
+	return p
+}
+
+// replicate runs p with seeds 1..reps and returns the rows.
+func replicate(t testing.TB, p model.Point, reps int) [][]results.Cell {
+	rows := make([][]results.Cell, reps)
+	for r := range reps {
+		row, err := Model{}.Run(p, model.Seed{Run: uint64(1000 + r), Policy: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows[r] = row
+	}
+	return rows
+}
+
+func column(rows [][]results.Cell, f func([]results.Cell) float64) []float64 {
+	xs := make([]float64, len(rows))
+	for i, r := range rows {
+		xs[i] = f(r)
+	}
+	return xs
+}
+
+func metric(m int) func([]results.Cell) float64 { return func(r []results.Cell) float64 { return r[m].F } }
+
+func level(i int) func([]results.Cell) float64 {
+	return func(r []results.Cell) float64 {
+		if i-1 < len(r[mTail].L) {
+			return r[mTail].L[i-1]
+		}
+		return 0
+	}
+}
+
+// within checks |mean − want| ≤ CI half-width + allowance, and logs the comparison.
+func within(t *testing.T, what string, xs []float64, want, allowance, a float64) {
+	t.Helper()
+	e := results.MeanCI(xs, a)
+	ok := math.Abs(e.Mean-want) <= e.Half+allowance
+	t.Logf("%s: sim %.5g ± %.2g (%.1f%% CI, %d runs), theory %.5g, allowance %.2g", what, e.Mean, e.Half, 100*(1-a), e.N, want, allowance)
+	if !ok {
+		t.Errorf("%s: sim %.6g ± %.3g does not cover %.6g (allowance %.3g)", what, e.Mean, e.Half, want, allowance)
+	}
+}
+
+// Percentiles come from a DDSketch with relative error sim.RelativeAccuracy: that much is allowed on top of the CI.
+func p99Allowance(theory float64) float64 { return sim.RelativeAccuracy * theory }
+
+// Random dispatch makes every server an independent M/M/1 queue with arrival rate λ: exact at any n.
+func TestRandomIsMM1(t *testing.T) {
+	const n, lambda = 10, 0.7
+	rows := replicate(t, point(t, n, lambda, 20000, 2000, "random", 0, false), 10)
+	within(t, "mean sojourn", column(rows, metric(mMean)), analytic.MM1MeanSojourn(lambda, 1), 0, alpha)
+	p99 := analytic.MM1SojournQuantile(lambda, 1, 0.99)
+	within(t, "p99 sojourn", column(rows, metric(mP99)), p99, p99Allowance(p99), alpha)
+	p50 := analytic.MM1SojournQuantile(lambda, 1, 0.5)
+	within(t, "p50 sojourn", column(rows, metric(mP50)), p50, p99Allowance(p50), alpha)
+	for i, s := range analytic.MM1Tail(lambda, 4) {
+		within(t, "s_"+string(rune('1'+i)), column(rows, level(i+1)), s, 0, alpha)
+	}
+	if got := rows[0][mTheorySource].S; got != SourceMM1 {
+		t.Errorf("theory_source = %q, want %q", got, SourceMM1)
+	}
+}
+
+// Round robin sends every n-th arrival of a Poisson stream to each server: the E_n/M/1 queue, exact at any n.
+func TestRoundRobinIsEnM1(t *testing.T) {
+	const n, lambda = 10, 0.9
+	rows := replicate(t, point(t, n, lambda, 50000, 5000, "round_robin", 0, false), 10)
+	within(t, "mean sojourn", column(rows, metric(mMean)), analytic.RoundRobinMeanSojourn(lambda, n), 0, alpha)
+	p99 := analytic.RoundRobinSojournQuantile(lambda, n, 0.99)
+	within(t, "p99 sojourn", column(rows, metric(mP99)), p99, p99Allowance(p99), alpha)
+	for i, s := range analytic.RoundRobinTail(lambda, n, 3) {
+		within(t, "s_"+string(rune('1'+i)), column(rows, level(i+1)), s, 0, alpha)
+	}
+}
+
+// JSQ(2) at n = 1000, λ = 0.9 against the mean-field fixed point s_i = λ^(2^i − 1). The fixed point is exact only
+// as n → ∞; the finite-n allowance is the excess the C reference measures at this setting (shared/anchors/README.md:
+// s_4 = 0.2069 ± 0.0007 vs 0.2059; mean sojourn 2.617 ± 0.002 vs 2.614), rounded up to 0.001 and 0.003.
+func TestJSQ2FixedPointAtN1000(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 7·10^7 events")
+	}
+	const lambda = 0.9
+	rows := replicate(t, point(t, 1000, lambda, 10000, 1000, "jsq_d", 2, false), 4)
+	fp := analytic.JSQdTail(lambda, 2, 6)
+	for i := 1; i <= 5; i++ {
+		within(t, "s_"+string(rune('0'+i)), column(rows, level(i)), fp[i-1], 0.001, alpha)
+	}
+	within(t, "mean sojourn", column(rows, metric(mMean)), analytic.JSQdMeanSojourn(lambda, 2), 0.003, alpha)
+	if got := rows[0][mTheorySource].S; got != SourceMeanField {
+		t.Errorf("theory_source = %q, want %q", got, SourceMeanField)
+	}
+}
+
+// s_1, the time-average busy fraction, equals λ exactly for unit-rate servers under any policy and any n. Six policies
+// are tested; alpha/6 each keeps the family's error at alpha (Bonferroni).
+func TestBusyFractionIsLambda(t *testing.T) {
+	const n, lambda = 20, 0.8
+	cases := []struct {
+		pol string
+		d   int
+		rep bool
+	}{{"random", 0, false}, {"round_robin", 0, false}, {"jsq_d", 2, false}, {"jsq_d", 2, true}, {"jsq_d", 3, false}, {"jsq", 0, false}}
+	for _, c := range cases {
+		rows := replicate(t, point(t, n, lambda, 5000, 500, c.pol, c.d, c.rep), 20)
+		within(t, c.pol+" s_1", column(rows, level(1)), lambda, 0, alpha/float64(len(cases)))
+	}
+}
+
+// Little's law per server: the time-average number of jobs Σ_i s_i equals λ × mean sojourn. The window's edges
+// (jobs present at warm-up, jobs still in service at the horizon) cancel in expectation at stationarity.
+func TestLittlesLaw(t *testing.T) {
+	const n, lambda = 50, 0.85
+	for _, pol := range []string{"random", "round_robin", "jsq_d", "jsq"} {
+		d := 0
+		if pol == "jsq_d" {
+			d = 2
+		}
+		rows := replicate(t, point(t, n, lambda, 10000, 1000, pol, d, false), 10)
+		diff := column(rows, func(r []results.Cell) float64 {
+			sum := 0.0
+			for _, s := range r[mTail].L {
+				sum += s
+			}
+			return sum - lambda*r[mMean].F
+		})
+		within(t, pol+" L − λW", diff, 0, 0, alpha)
+	}
+}
+
+// With one server every policy must pick it, and with common random numbers every policy then sees the same
+// arrivals and services: the results are identical, not just statistically equal.
+func TestOneServerAllPoliciesIdentical(t *testing.T) {
+	var first []results.Cell
+	for _, e := range policy.Registry {
+		d := 0
+		if e.Takes("d") {
+			d = 1
+		}
+		row, err := Model{}.Run(point(t, 1, 0.6, 2000, 100, e.Name, d, false), model.Seed{Run: 42, Policy: uint64(len(e.Name))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = row
+			continue
+		}
+		for m := mMean; m <= mEvents; m++ {
+			if row[m].F != first[m].F || row[m].I != first[m].I {
+				t.Errorf("%s: metric %d = %+v, random gave %+v", e.Name, m, row[m], first[m])
+			}
+		}
+	}
+}
+
+// JSQ(d) with d = n distinct samples is full JSQ (two code paths); JSQ(1) is random dispatch.
+func TestJSQdLimits(t *testing.T) {
+	const n, lambda = 10, 0.85
+	full := column(replicate(t, point(t, n, lambda, 20000, 2000, "jsq", 0, false), 10), metric(mMean))
+	dn := column(replicate(t, point(t, n, lambda, 20000, 2000, "jsq_d", n, false), 10), metric(mMean))
+	diff := make([]float64, len(full))
+	for i := range full {
+		diff[i] = dn[i] - full[i] // same seeds: paired differences
+	}
+	within(t, "jsq_d(d=n) − jsq mean sojourn", diff, 0, 0, alpha)
+	one := column(replicate(t, point(t, n, lambda, 20000, 2000, "jsq_d", 1, false), 10), metric(mMean))
+	within(t, "jsq_d(d=1) mean sojourn vs M/M/1", one, analytic.MM1MeanSojourn(lambda, 1), 0, alpha)
+}
+
+// Accounting: every arrival departs (the system drains), so events = 2 × arrivals and is even; measured jobs are the
+// Poisson count of arrivals in [warmup, horizon), within z·√mean of λ·n·(horizon − warmup), z for two-sided 0.001.
+func TestAccounting(t *testing.T) {
+	const n, lambda, horizon, warmup = 30, 0.75, 4000.0, 400.0
+	row, err := Model{}.Run(point(t, n, lambda, horizon, warmup, "jsq_d", 2, false), model.Seed{Run: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row[mEvents].I%2 != 0 {
+		t.Errorf("events = %d: arrivals and departures should pair up", row[mEvents].I)
+	}
+	mean := lambda * n * (horizon - warmup)
+	const z = 3.2905 // two-sided 0.001 normal quantile
+	if d := math.Abs(float64(row[mJobs].I) - mean); d > z*math.Sqrt(mean) {
+		t.Errorf("jobs = %d, expected %.0f ± %.0f", row[mJobs].I, mean, z*math.Sqrt(mean))
+	}
+	if row[mPeak].I < 1 || float64(row[mPeak].I) < row[mMeanMax].F || len(row[mTail].L) != int(row[mPeak].I) {
+		t.Errorf("peak %d, mean max %v, tail length %d: inconsistent", row[mPeak].I, row[mMeanMax].F, len(row[mTail].L))
+	}
+	if len(row[mTheoryTail].L) != len(row[mTail].L) {
+		t.Errorf("theory_queue_tail has %d levels, queue_tail %d", len(row[mTheoryTail].L), len(row[mTail].L))
+	}
+	again, _ := Model{}.Run(point(t, n, lambda, horizon, warmup, "jsq_d", 2, false), model.Seed{Run: 9})
+	for m := range row {
+		if !results.Equal(metrics[m].Type, row[m], again[m]) && metrics[m].Type != results.Float64List {
+			t.Errorf("metric %s differs between identical runs", metrics[m].Name)
+		}
+	}
+}
+
+// JSQ has no closed form: its theory columns are null; λ ≥ 1 (allowed) has none either.
+func TestTheoryNullWhereNoneApplies(t *testing.T) {
+	row, _ := Model{}.Run(point(t, 5, 0.5, 500, 50, "jsq", 0, false), model.Seed{Run: 1})
+	for _, m := range []int{mTheoryMean, mTheoryP99, mTheoryTail, mTheorySource} {
+		if row[m].Valid {
+			t.Errorf("jsq: %s should be null", metrics[m].Name)
+		}
+	}
+	p := point(t, 5, 0.5, 200, 20, "random", 0, false)
+	p[pLambda] = model.FloatValue(1.1)
+	if _, err := (Model{}).Check(p, false); err == nil {
+		t.Error("λ = 1.1 accepted without allow_unstable")
+	}
+	if w, err := (Model{}).Check(p, true); err != nil || len(w) == 0 {
+		t.Errorf("λ = 1.1 with allow_unstable: warnings %v, err %v", w, err)
+	}
+	row, _ = Model{}.Run(p, model.Seed{Run: 1})
+	if row[mTheoryMean].Valid {
+		t.Error("λ ≥ 1: theory_mean_sojourn should be null")
+	}
+}
