@@ -40,10 +40,8 @@ func NewLevels(n int) *Levels {
 	for k := range n {
 		l.perm[k], l.pos[k] = int32(k), int32(k)
 	}
-	l.grow(16)
-	for L := 1; L < len(l.start); L++ {
-		l.start[L] = l.n
-	}
+	l.grow(16)     // start[L] = n: no server has L ≥ 1 jobs
+	l.start[0] = 0 // every server has at least 0 jobs: c_0 = n
 	return l
 }
 

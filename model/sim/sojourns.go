@@ -2,11 +2,14 @@ package sim
 
 import (
 	"github.com/DataDog/sketches-go/ddsketch"
+	"github.com/DataDog/sketches-go/ddsketch/mapping"
+	"github.com/DataDog/sketches-go/ddsketch/store"
 )
 
 // RelativeAccuracy is the sojourn percentiles' guaranteed relative error: a reported quantile x̃ of a true quantile x
 // satisfies |x̃ − x| ≤ 0.001·x (DDSketch, Masson, Rim & Lee, VLDB 2019; DataDog/sketches-go). Memory is bounded by the
-// logarithmic range of the values, not their number.
+// logarithmic range of the values, not their number. The index mapping is the library's cubically interpolated one:
+// the same guarantee as the logarithmic mapping without a math.Log per value (the logarithm was 40% of a run).
 const RelativeAccuracy = 0.001
 
 // Sojourns records sojourn times (mean exact, percentiles from a DDSketch with RelativeAccuracy).
@@ -18,11 +21,11 @@ type Sojourns struct {
 
 // NewSojourns returns an empty recorder.
 func NewSojourns() *Sojourns {
-	sk, err := ddsketch.LogUnboundedDenseDDSketch(RelativeAccuracy)
+	m, err := mapping.NewCubicallyInterpolatedMapping(RelativeAccuracy)
 	if err != nil {
 		panic("sim: " + err.Error())
 	}
-	return &Sojourns{sk: sk}
+	return &Sojourns{sk: ddsketch.NewDDSketch(m, store.NewDenseStore(), store.NewDenseStore())}
 }
 
 // Add records one sojourn time x ≥ 0.
@@ -45,7 +48,9 @@ func (s *Sojourns) Mean() float64 {
 	return s.sum / float64(s.n)
 }
 
-// Quantile is the p-quantile (0 ≤ p ≤ 1) within RelativeAccuracy; NaN when empty.
+// Quantile is the p-quantile (0 ≤ p ≤ 1) within RelativeAccuracy; NaN when empty. The rank convention is DDSketch's:
+// the value at 0-based sorted position ⌊p·(count−1)⌋, which differs from the nearest-rank ⌈p·count⌉−1 by at most one
+// position.
 func (s *Sojourns) Quantile(p float64) float64 {
 	if s.n == 0 {
 		return nan()

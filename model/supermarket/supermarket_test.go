@@ -80,7 +80,9 @@ func column(rows [][]results.Cell, f func([]results.Cell) float64) []float64 {
 	return xs
 }
 
-func metric(m int) func([]results.Cell) float64 { return func(r []results.Cell) float64 { return r[m].F } }
+func metric(m int) func([]results.Cell) float64 {
+	return func(r []results.Cell) float64 { return r[m].F }
+}
 
 func level(i int) func([]results.Cell) float64 {
 	return func(r []results.Cell) float64 {

@@ -1,0 +1,33 @@
+# lbsweep: experiments/X.toml → results/X/runs.parquet → figures/X-*.svg + figures/REPORT.md
+#   make figures   rerun the stale experiments, draw every figure, write the report, check every claim
+#   make test      the test suite (go vet + go test)
+#   make bench     benchmarks (events/s of whole runs)
+# A dataset is stale when its spec or the sweep binary is newer than it. Spec file stems equal their `name`.
+GO      ?= go
+RESULTS ?= results
+FIGURES ?= figures
+SPECS   := $(wildcard experiments/*.toml)
+NAMES   := $(basename $(notdir $(SPECS)))
+DATA    := $(NAMES:%=$(RESULTS)/%/runs.parquet)
+GOFILES := $(shell find . -name '*.go' -not -path './bin/*') go.mod go.sum
+
+.PHONY: figures test bench clean
+figures: $(DATA) bin/plot bin/sweep
+	bin/plot -results $(RESULTS) -o $(FIGURES) $(SPECS)
+	bin/sweep check -o $(RESULTS) $(SPECS)
+
+bin/sweep bin/plot &: $(GOFILES)
+	$(GO) build -o bin/ ./cmd/sweep ./cmd/plot
+
+$(RESULTS)/%/runs.parquet: experiments/%.toml bin/sweep
+	bin/sweep -o $(RESULTS) $<
+
+test:
+	$(GO) vet ./...
+	$(GO) test ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 5x ./model/...
+
+clean:
+	rm -rf bin

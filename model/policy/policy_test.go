@@ -1,0 +1,383 @@
+package policy
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"lbsweep/model/sim"
+)
+
+// alpha is the significance level of every statistical test here: with fixed seeds each test is deterministic, and a
+// correct policy fails a given test with probability alpha over the choice of seed.
+const alpha = 0.001
+
+// picks is the sample size of the statistical tests.
+const picks = 100_000
+
+// levelsOf returns Levels holding the given queue lengths (arrivals at time 0).
+func levelsOf(lengths ...int) *sim.Levels {
+	l := sim.NewLevels(len(lengths))
+	for k, q := range lengths {
+		for range q {
+			l.Up(k, 0)
+		}
+	}
+	return l
+}
+
+// variant is one registered policy with one choice of arguments.
+type variant struct {
+	name string
+	e    Entry
+	a    Args
+}
+
+// variants lists every registry entry with the arguments worth testing at n servers: jsq_d with d ∈ {1, 2, 3, n}
+// (those ≤ n) and replacement false and true; the others with no arguments.
+func variants(n int) []variant {
+	var vs []variant
+	for _, e := range Registry {
+		if !e.Takes("d") {
+			vs = append(vs, variant{e.Name, e, Args{}})
+			continue
+		}
+		ds := slices.Compact([]int{1, 2, 3, n})
+		for _, d := range ds {
+			if d > n {
+				continue
+			}
+			for _, repl := range []bool{false, true} {
+				vs = append(vs, variant{fmt.Sprintf("%s(d=%d,replacement=%v)", e.Name, d, repl), e,
+					Args{D: d, Replacement: repl}})
+			}
+		}
+	}
+	return vs
+}
+
+// chiSquare returns Pearson's statistic of the observed counts against expected probabilities, and the critical
+// value at alpha for len(counts)−1 degrees of freedom (gonum distuv.ChiSquared). Cells with probability 0 must be
+// empty and are left out.
+func chiSquare(t *testing.T, counts []int, probs []float64) (stat, critical float64) {
+	t.Helper()
+	total := 0
+	for _, c := range counts {
+		total += c
+	}
+	cells := 0
+	for i, c := range counts {
+		if probs[i] == 0 {
+			if c != 0 {
+				t.Fatalf("cell %d has probability 0 but %d observations", i, c)
+			}
+			continue
+		}
+		e := probs[i] * float64(total)
+		stat += (float64(c) - e) * (float64(c) - e) / e
+		cells++
+	}
+	return stat, distuv.ChiSquared{K: float64(cells - 1)}.Quantile(1 - alpha)
+}
+
+func uniform(n int) []float64 {
+	p := make([]float64, n)
+	for i := range p {
+		p[i] = 1 / float64(n)
+	}
+	return p
+}
+
+// histogram counts picks picks of p on the (unchanging) state l.
+func histogram(p Policy, l *sim.Levels, r *rand.Rand) []int {
+	counts := make([]int, l.N())
+	for range picks {
+		counts[p.Pick(l, r)]++
+	}
+	return counts
+}
+
+// TestRegistryPicksInRange: every policy, every argument choice, picks a server in [0, n) on a changing state.
+func TestRegistryPicksInRange(t *testing.T) {
+	for _, n := range []int{1, 2, 7, 10} {
+		for _, v := range variants(n) {
+			r := rand.New(rand.NewPCG(uint64(n), 1))
+			churn := rand.New(rand.NewPCG(uint64(n), 2))
+			p := v.e.New(v.a, n)
+			l := sim.NewLevels(n)
+			for i := range 2000 {
+				k := p.Pick(l, r)
+				if k < 0 || k >= n {
+					t.Fatalf("n=%d %s: pick %d = %d, out of [0, %d)", n, v.name, i, k, n)
+				}
+				l.Up(k, float64(i))
+				if busy := l.Count(1); busy > 0 && churn.IntN(2) == 0 {
+					l.Down(l.Busy(churn.IntN(busy)), float64(i))
+				}
+			}
+		}
+	}
+}
+
+// TestRegistryDeterministic: two fresh instances with identically seeded generators pick the same 1000 servers while
+// the state changes under them.
+func TestRegistryDeterministic(t *testing.T) {
+	const n = 10
+	for _, v := range variants(n) {
+		pa, pb := v.e.New(v.a, n), v.e.New(v.a, n)
+		ra, rb := rand.New(rand.NewPCG(9, 9)), rand.New(rand.NewPCG(9, 9))
+		churn := rand.New(rand.NewPCG(9, 10))
+		l := sim.NewLevels(n)
+		for i := range 1000 {
+			a, b := pa.Pick(l, ra), pb.Pick(l, rb)
+			if a != b {
+				t.Fatalf("%s: pick %d: %d vs %d from identical seeds", v.name, i, a, b)
+			}
+			l.Up(a, float64(i))
+			if busy := l.Count(1); busy > 0 && churn.IntN(2) == 0 {
+				l.Down(l.Busy(churn.IntN(busy)), float64(i))
+			}
+		}
+	}
+}
+
+// TestRegistryUniformWhenAlike: when every server has the same queue (all empty, all at 3), every policy spreads its
+// picks uniformly (chi-square goodness of fit over n = 10 servers).
+func TestRegistryUniformWhenAlike(t *testing.T) {
+	const n = 10
+	for _, q := range []int{0, 3} {
+		lengths := make([]int, n)
+		for i := range lengths {
+			lengths[i] = q
+		}
+		l := levelsOf(lengths...)
+		for i, v := range variants(n) {
+			r := rand.New(rand.NewPCG(uint64(q), uint64(i)))
+			counts := histogram(v.e.New(v.a, n), l, r)
+			if stat, crit := chiSquare(t, counts, uniform(n)); stat > crit {
+				t.Errorf("all at %d, %s: chi-square %.1f > %.1f (alpha %v): counts %v", q, v.name, stat, crit, alpha,
+					counts)
+			}
+		}
+	}
+}
+
+// TestRoundRobinSequence: 0, 1, …, n−1, 0, … whatever the loads.
+func TestRoundRobinSequence(t *testing.T) {
+	e, _ := Lookup("round_robin")
+	for _, n := range []int{1, 2, 7} {
+		p := e.New(Args{}, n)
+		r := rand.New(rand.NewPCG(1, 1))
+		l := sim.NewLevels(n)
+		for i := range 5 * n {
+			if k := p.Pick(l, r); k != i%n {
+				t.Fatalf("n=%d: pick %d = %d, want %d", n, i, k, i%n)
+			}
+			// Load the server just picked heavily, and another one: round robin must not care.
+			for range 3 {
+				l.Up(i%n, float64(i))
+			}
+			l.Up(r.IntN(n), float64(i))
+		}
+	}
+}
+
+// TestJSQ: always a shortest queue, on a changing state; ties uniform among the tied servers.
+func TestJSQ(t *testing.T) {
+	e, _ := Lookup("jsq")
+	const n = 10
+	p := e.New(Args{}, n)
+	r := rand.New(rand.NewPCG(11, 11))
+	churn := rand.New(rand.NewPCG(11, 12))
+	l := sim.NewLevels(n)
+	for i := range 5000 {
+		k := p.Pick(l, r)
+		if m, _ := l.Shortest(); l.Len(k) != m {
+			t.Fatalf("pick %d: server %d has %d jobs, the shortest has %d", i, k, l.Len(k), m)
+		}
+		l.Up(k, float64(i))
+		for range 2 { // keep the queues uneven: arrivals elsewhere too
+			l.Up(churn.IntN(n), float64(i))
+		}
+		for range 3 {
+			if busy := l.Count(1); busy > 0 {
+				l.Down(l.Busy(churn.IntN(busy)), float64(i))
+			}
+		}
+	}
+
+	// Ties: servers 1, 3 and 8 share the minimum.
+	l = levelsOf(3, 1, 4, 1, 5, 9, 2, 6, 1, 3)
+	probs := make([]float64, n)
+	for _, k := range []int{1, 3, 8} {
+		probs[k] = 1.0 / 3
+	}
+	counts := histogram(p, l, r)
+	if stat, crit := chiSquare(t, counts, probs); stat > crit {
+		t.Errorf("ties among {1, 3, 8}: chi-square %.1f > %.1f (alpha %v): counts %v", stat, crit, alpha, counts)
+	}
+}
+
+func jsqdOf(d int, replacement bool, n int) Policy {
+	e, _ := Lookup("jsq_d")
+	return e.New(Args{D: d, Replacement: replacement}, n)
+}
+
+// TestJSQdFullSample: with d = n distinct samples, JSQ(d) is JSQ: always a shortest queue.
+func TestJSQdFullSample(t *testing.T) {
+	for _, n := range []int{1, 2, 7, 10} {
+		p := jsqdOf(n, false, n)
+		r := rand.New(rand.NewPCG(uint64(n), 13))
+		churn := rand.New(rand.NewPCG(uint64(n), 14))
+		l := sim.NewLevels(n)
+		for i := range 3000 {
+			k := p.Pick(l, r)
+			if m, _ := l.Shortest(); l.Len(k) != m {
+				t.Fatalf("n=%d pick %d: server %d has %d jobs, the shortest has %d", n, i, k, l.Len(k), m)
+			}
+			l.Up(k, float64(i))
+			l.Up(churn.IntN(n), float64(i))
+			if busy := l.Count(1); busy > 0 {
+				l.Down(l.Busy(churn.IntN(busy)), float64(i))
+			}
+		}
+	}
+}
+
+// TestJSQdExactLaws compares pick frequencies with the exact pick distribution on fixed uneven states.
+func TestJSQdExactLaws(t *testing.T) {
+	const n = 10
+	uneven := []int{3, 1, 4, 1, 5, 9, 2, 6, 5, 3}
+	for i, c := range []struct {
+		name    string
+		p       Policy
+		lengths []int
+		probs   []float64
+	}{
+		// d = 1 ignores the loads.
+		{"d=1", jsqdOf(1, false, n), uneven, uniform(n)},
+		{"d=1 replacement", jsqdOf(1, true, n), uneven, uniform(n)},
+		// Lengths (0, 1, 2), d = 2. Distinct: server 0 wins the 2 of 3 pairs that hold it, server 1 the pair {1, 2}.
+		// With replacement: P(0) = 1 − (2/3)², P(1) = (2/3)² − (1/3)², P(2) = (1/3)².
+		{"n=3 d=2", jsqdOf(2, false, 3), []int{0, 1, 2}, []float64{2.0 / 3, 1.0 / 3, 0}},
+		{"n=3 d=2 replacement", jsqdOf(2, true, 3), []int{0, 1, 2}, []float64{5.0 / 9, 3.0 / 9, 1.0 / 9}},
+		// Ties: lengths (1, 0, 0, 2), d = 2 distinct. A pair holding server 1 or 2 picks a shortest; the pair {1, 2}
+		// splits evenly: P(1) = P(2) = (2 + ½)/6; {0, 3} picks 0: P(0) = 1/6; 3 never.
+		{"n=4 d=2 ties", jsqdOf(2, false, 4), []int{1, 0, 0, 2}, []float64{1.0 / 6, 2.5 / 6, 2.5 / 6, 0}},
+	} {
+		r := rand.New(rand.NewPCG(15, uint64(i)))
+		counts := histogram(c.p, levelsOf(c.lengths...), r)
+		if stat, crit := chiSquare(t, counts, c.probs); stat > crit {
+			t.Errorf("%s, lengths %v: chi-square %.1f > %.1f (alpha %v): counts %v, want probabilities %v",
+				c.name, c.lengths, stat, crit, alpha, counts, c.probs)
+		}
+	}
+}
+
+// TestJSQdTwoServers: lengths (0, 5), d = 2. Without replacement both servers are sampled, so server 0 always wins.
+// With replacement server 1 wins only when both samples hit it: probability exactly 1/4; its count must lie in the
+// two-sided binomial acceptance region at alpha (exact binomial CDF from gonum distuv).
+func TestJSQdTwoServers(t *testing.T) {
+	l := levelsOf(0, 5)
+	r := rand.New(rand.NewPCG(17, 17))
+	if counts := histogram(jsqdOf(2, false, 2), l, r); counts[1] != 0 {
+		t.Errorf("d=2 without replacement picked the longer server %d times in %d", counts[1], picks)
+	}
+	counts := histogram(jsqdOf(2, true, 2), l, r)
+	b := distuv.Binomial{N: picks, P: 0.25}
+	x := float64(counts[1])
+	lower := b.CDF(x)       // P(X ≤ x)
+	upper := 1 - b.CDF(x-1) // P(X ≥ x)
+	if min(lower, upper) < alpha/2 {
+		t.Errorf("d=2 with replacement: server 1 picked %d times in %d (expected %v): two-sided p < alpha = %v",
+			counts[1], picks, picks/4, alpha)
+	}
+}
+
+var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+
+func TestRegistryEntries(t *testing.T) {
+	names := Names()
+	if len(names) != len(Registry) {
+		t.Fatalf("Names() has %d names, Registry %d entries", len(names), len(Registry))
+	}
+	params := map[string]bool{}
+	for _, p := range Params {
+		params[p.Name] = true
+		if !p.Policy {
+			t.Errorf("Params: %s is not marked Policy", p.Name)
+		}
+	}
+	taken := map[string]bool{}
+	seen := map[string]bool{}
+	for i, e := range Registry {
+		if names[i] != e.Name {
+			t.Errorf("Names()[%d] = %q, Registry[%d].Name = %q", i, names[i], i, e.Name)
+		}
+		if !snakeCase.MatchString(e.Name) {
+			t.Errorf("%q is not snake_case", e.Name)
+		}
+		if seen[e.Name] {
+			t.Errorf("%q registered twice", e.Name)
+		}
+		seen[e.Name] = true
+		if e.Doc == "" {
+			t.Errorf("%s: empty Doc", e.Name)
+		}
+		if e.New == nil {
+			t.Errorf("%s: nil New", e.Name)
+		}
+		got, ok := Lookup(e.Name)
+		if !ok || got.Name != e.Name || got.Doc != e.Doc || !slices.Equal(got.Args, e.Args) {
+			t.Errorf("Lookup(%q) = %+v, %v; want Registry[%d]", e.Name, got.Name, ok, i)
+		}
+		for _, a := range e.Args {
+			if !params[a] {
+				t.Errorf("%s takes %q, which is not in policy.Params", e.Name, a)
+			}
+			if !e.Takes(a) {
+				t.Errorf("%s: Takes(%q) = false, but Args lists it", e.Name, a)
+			}
+			taken[a] = true
+		}
+		for _, a := range e.Required {
+			if !slices.Contains(e.Args, a) {
+				t.Errorf("%s requires %q, which is not among its Args %v", e.Name, a, e.Args)
+			}
+		}
+		for p := range params {
+			if e.Takes(p) != slices.Contains(e.Args, p) {
+				t.Errorf("%s: Takes(%q) = %v disagrees with Args %v", e.Name, p, e.Takes(p), e.Args)
+			}
+		}
+	}
+	for p := range params {
+		if !taken[p] {
+			t.Errorf("policy.Params declares %q, which no policy takes", p)
+		}
+	}
+	if e, ok := Lookup("no_such_policy"); ok {
+		t.Errorf("Lookup(no_such_policy) = %+v, true; want false", e)
+	}
+	if e, _ := Lookup("jsq_d"); !e.Takes("d") || !e.Takes("replacement") || e.Takes("n") {
+		t.Errorf("jsq_d: Takes(d, replacement, n) = %v, %v, %v; want true, true, false", e.Takes("d"),
+			e.Takes("replacement"), e.Takes("n"))
+	}
+	if e, _ := Lookup("random"); e.Takes("d") {
+		t.Errorf("random: Takes(d) = true")
+	}
+}
+
+// The test tolerances rely on chi-square critical values being finite and sensible.
+func TestChiSquareCritical(t *testing.T) {
+	// 27.87716 is the tabulated χ²(0.999; 9) (NIST/SEMATECH e-Handbook §1.3.6.7.4 gives 27.877); recomputed by
+	// bisection on the regularized lower incomplete gamma P(9/2, x/2) summed as its power series: 27.8771649.
+	if c := (distuv.ChiSquared{K: 9}).Quantile(1 - alpha); math.Abs(c-27.8771649) > 1e-6 {
+		t.Errorf("ChiSquared{K: 9}.Quantile(0.999) = %v, want 27.87716", c)
+	}
+}
