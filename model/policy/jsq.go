@@ -1,8 +1,6 @@
 package policy
 
 import (
-	"math/rand/v2"
-
 	"lbsweep/model/sim"
 )
 
@@ -14,7 +12,7 @@ type jsq struct{}
 
 func newJSQ(Args, int) Policy { return jsq{} }
 
-func (jsq) Pick(l *sim.Levels, r *rand.Rand) int {
+func (jsq) Pick(l *sim.Levels, r *sim.Rand) int {
 	_, ties := l.Shortest()
 	if ties == 1 {
 		return l.Sorted(0)

@@ -1,8 +1,6 @@
 package policy
 
 import (
-	"math/rand/v2"
-
 	"lbsweep/model/sim"
 )
 
@@ -29,7 +27,7 @@ func newJSQd(a Args, n int) Policy {
 	return p
 }
 
-func (p *jsqd) Pick(l *sim.Levels, r *rand.Rand) int {
+func (p *jsqd) Pick(l *sim.Levels, r *sim.Rand) int {
 	n := l.N()
 	if p.replace {
 		best := r.IntN(n)

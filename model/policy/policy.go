@@ -5,8 +5,6 @@
 package policy
 
 import (
-	"math/rand/v2"
-
 	"lbsweep/model"
 	"lbsweep/model/sim"
 )
@@ -14,7 +12,7 @@ import (
 // Policy picks the server, 0 ≤ k < l.N(), for one arriving job. A Policy value holds one run's policy state (e.g. a
 // round-robin cursor) and is not safe for concurrent use.
 type Policy interface {
-	Pick(l *sim.Levels, r *rand.Rand) int
+	Pick(l *sim.Levels, r *sim.Rand) int
 }
 
 // Args are the typed arguments of every policy; each policy reads the ones its Entry lists.

@@ -3,7 +3,6 @@ package policy
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"regexp"
 	"slices"
 	"testing"
@@ -94,7 +93,7 @@ func uniform(n int) []float64 {
 }
 
 // histogram counts picks picks of p on the (unchanging) state l.
-func histogram(p Policy, l *sim.Levels, r *rand.Rand) []int {
+func histogram(p Policy, l *sim.Levels, r *sim.Rand) []int {
 	counts := make([]int, l.N())
 	for range picks {
 		counts[p.Pick(l, r)]++
@@ -106,8 +105,8 @@ func histogram(p Policy, l *sim.Levels, r *rand.Rand) []int {
 func TestRegistryPicksInRange(t *testing.T) {
 	for _, n := range []int{1, 2, 7, 10} {
 		for _, v := range variants(n) {
-			r := rand.New(rand.NewPCG(uint64(n), 1))
-			churn := rand.New(rand.NewPCG(uint64(n), 2))
+			r := sim.NewRand(uint64(n), 1)
+			churn := sim.NewRand(uint64(n), 2)
 			p := v.e.New(v.a, n)
 			l := sim.NewLevels(n)
 			for i := range 2000 {
@@ -130,8 +129,8 @@ func TestRegistryDeterministic(t *testing.T) {
 	const n = 10
 	for _, v := range variants(n) {
 		pa, pb := v.e.New(v.a, n), v.e.New(v.a, n)
-		ra, rb := rand.New(rand.NewPCG(9, 9)), rand.New(rand.NewPCG(9, 9))
-		churn := rand.New(rand.NewPCG(9, 10))
+		ra, rb := sim.NewRand(9, 9), sim.NewRand(9, 9)
+		churn := sim.NewRand(9, 10)
 		l := sim.NewLevels(n)
 		for i := range 1000 {
 			a, b := pa.Pick(l, ra), pb.Pick(l, rb)
@@ -157,7 +156,7 @@ func TestRegistryUniformWhenAlike(t *testing.T) {
 		}
 		l := levelsOf(lengths...)
 		for i, v := range variants(n) {
-			r := rand.New(rand.NewPCG(uint64(q), uint64(i)))
+			r := sim.NewRand(uint64(q), uint64(i))
 			counts := histogram(v.e.New(v.a, n), l, r)
 			if stat, crit := chiSquare(t, counts, uniform(n)); stat > crit {
 				t.Errorf("all at %d, %s: chi-square %.1f > %.1f (alpha %v): counts %v", q, v.name, stat, crit, alpha,
@@ -172,7 +171,7 @@ func TestRoundRobinSequence(t *testing.T) {
 	e, _ := Lookup("round_robin")
 	for _, n := range []int{1, 2, 7} {
 		p := e.New(Args{}, n)
-		r := rand.New(rand.NewPCG(1, 1))
+		r := sim.NewRand(1, 1)
 		l := sim.NewLevels(n)
 		for i := range 5 * n {
 			if k := p.Pick(l, r); k != i%n {
@@ -192,8 +191,8 @@ func TestJSQ(t *testing.T) {
 	e, _ := Lookup("jsq")
 	const n = 10
 	p := e.New(Args{}, n)
-	r := rand.New(rand.NewPCG(11, 11))
-	churn := rand.New(rand.NewPCG(11, 12))
+	r := sim.NewRand(11, 11)
+	churn := sim.NewRand(11, 12)
 	l := sim.NewLevels(n)
 	for i := range 5000 {
 		k := p.Pick(l, r)
@@ -232,8 +231,8 @@ func jsqdOf(d int, replacement bool, n int) Policy {
 func TestJSQdFullSample(t *testing.T) {
 	for _, n := range []int{1, 2, 7, 10} {
 		p := jsqdOf(n, false, n)
-		r := rand.New(rand.NewPCG(uint64(n), 13))
-		churn := rand.New(rand.NewPCG(uint64(n), 14))
+		r := sim.NewRand(uint64(n), 13)
+		churn := sim.NewRand(uint64(n), 14)
 		l := sim.NewLevels(n)
 		for i := range 3000 {
 			k := p.Pick(l, r)
@@ -270,7 +269,7 @@ func TestJSQdExactLaws(t *testing.T) {
 		// splits evenly: P(1) = P(2) = (2 + ½)/6; {0, 3} picks 0: P(0) = 1/6; 3 never.
 		{"n=4 d=2 ties", jsqdOf(2, false, 4), []int{1, 0, 0, 2}, []float64{1.0 / 6, 2.5 / 6, 2.5 / 6, 0}},
 	} {
-		r := rand.New(rand.NewPCG(15, uint64(i)))
+		r := sim.NewRand(15, uint64(i))
 		counts := histogram(c.p, levelsOf(c.lengths...), r)
 		if stat, crit := chiSquare(t, counts, c.probs); stat > crit {
 			t.Errorf("%s, lengths %v: chi-square %.1f > %.1f (alpha %v): counts %v, want probabilities %v",
@@ -284,7 +283,7 @@ func TestJSQdExactLaws(t *testing.T) {
 // two-sided binomial acceptance region at alpha (exact binomial CDF from gonum distuv).
 func TestJSQdTwoServers(t *testing.T) {
 	l := levelsOf(0, 5)
-	r := rand.New(rand.NewPCG(17, 17))
+	r := sim.NewRand(17, 17)
 	if counts := histogram(jsqdOf(2, false, 2), l, r); counts[1] != 0 {
 		t.Errorf("d=2 without replacement picked the longer server %d times in %d", counts[1], picks)
 	}

@@ -1,8 +1,6 @@
 package policy
 
 import (
-	"math/rand/v2"
-
 	"lbsweep/model/sim"
 )
 
@@ -13,4 +11,4 @@ type random struct{}
 
 func newRandom(Args, int) Policy { return random{} }
 
-func (random) Pick(l *sim.Levels, r *rand.Rand) int { return r.IntN(l.N()) }
+func (random) Pick(l *sim.Levels, r *sim.Rand) int { return r.IntN(l.N()) }

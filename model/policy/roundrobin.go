@@ -1,8 +1,6 @@
 package policy
 
 import (
-	"math/rand/v2"
-
 	"lbsweep/model/sim"
 )
 
@@ -13,7 +11,7 @@ type roundRobin struct{ next int }
 
 func newRoundRobin(Args, int) Policy { return &roundRobin{} }
 
-func (p *roundRobin) Pick(l *sim.Levels, _ *rand.Rand) int {
+func (p *roundRobin) Pick(l *sim.Levels, _ *sim.Rand) int {
 	k := p.next
 	p.next++
 	if p.next == l.N() {

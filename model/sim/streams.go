@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"math/rand/v2"
-
 	"lbsweep/model"
 )
 
@@ -17,16 +15,16 @@ const (
 // dispatch policy see identical arrival times (common random numbers). Each is a PCG-DXSM generator
 // (math/rand/v2.PCG) seeded with (seed, purpose).
 type Streams struct {
-	Arrivals *rand.Rand // inter-arrival times
-	Service  *rand.Rand // service completions
-	Dispatch *rand.Rand // the policy's own choices; also keyed by the policy parameters
+	Arrivals *Rand // inter-arrival times
+	Service  *Rand // service completions
+	Dispatch *Rand // the policy's own choices; also keyed by the policy parameters
 }
 
 // NewStreams derives the three streams of a run from its seed.
 func NewStreams(s model.Seed) Streams {
 	return Streams{
-		Arrivals: rand.New(rand.NewPCG(s.Run, streamArrivals)),
-		Service:  rand.New(rand.NewPCG(s.Run, streamService)),
-		Dispatch: rand.New(rand.NewPCG(s.Run^s.Policy, streamDispatch)),
+		Arrivals: NewRand(s.Run, streamArrivals),
+		Service:  NewRand(s.Run, streamService),
+		Dispatch: NewRand(s.Run^s.Policy, streamDispatch),
 	}
 }

@@ -30,7 +30,7 @@ func simulate(c config, s sim.Streams) outcome {
 
 	var out outcome
 	t := 0.0
-	ta := s.Arrivals.ExpFloat64() / arrivalRate // next arrival; +Inf once arrivals have stopped
+	ta := s.Arrivals.Exp() / arrivalRate // next arrival; +Inf once arrivals have stopped
 	marked, ended := false, false
 	if c.warmup == 0 {
 		lv.Mark(0)
@@ -40,7 +40,7 @@ func simulate(c config, s sim.Streams) outcome {
 		busy := lv.Count(1)
 		td := math.Inf(1)
 		if busy > 0 {
-			td = t + s.Service.ExpFloat64()/float64(busy)
+			td = t + s.Service.Exp()/float64(busy)
 		}
 		next := min(ta, td)
 		if !ended && next >= c.horizon {
@@ -70,7 +70,7 @@ func simulate(c config, s sim.Streams) outcome {
 			k := c.policy.Pick(lv, s.Dispatch)
 			fifo[k].Push(t)
 			lv.Up(k, t)
-			ta = t + s.Arrivals.ExpFloat64()/arrivalRate
+			ta = t + s.Arrivals.Exp()/arrivalRate
 			continue
 		}
 		k := lv.Busy(s.Service.IntN(busy))
