@@ -14,10 +14,10 @@ GOFILES := $(shell find . -name '*.go' -not -path './bin/*') go.mod go.sum
 .PHONY: figures test bench clean
 figures: $(DATA) bin/plot bin/sweep
 	bin/plot -results $(RESULTS) -o $(FIGURES) $(SPECS)
-	bin/sweep check -o $(RESULTS) $(SPECS)
+	bin/sweep check -results $(RESULTS) $(SPECS)
 
 bin/sweep bin/plot &: $(GOFILES)
-	$(GO) build -o bin/ ./cmd/sweep ./cmd/plot
+	$(GO) build -buildvcs=auto -o bin/ ./cmd/sweep ./cmd/plot
 
 $(RESULTS)/%/runs.parquet: experiments/%.toml bin/sweep
 	bin/sweep -o $(RESULTS) $<

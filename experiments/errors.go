@@ -3,7 +3,9 @@ package experiments
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Error is a problem with a spec: the file, the line where it could be found (0 when unknown), the key's dotted path
@@ -23,11 +25,38 @@ func (e *Error) Error() string {
 	}
 	b.WriteString(": ")
 	if e.Key != "" {
-		b.WriteString(e.Key)
+		b.WriteString(printable(e.Key))
 		b.WriteString(": ")
 	}
-	b.WriteString(e.Msg)
+	b.WriteString(oneLine(e.Msg))
 	return b.String()
+}
+
+// oneLine escapes the newlines and other non-printable characters of s (a TOML library message may quote the raw
+// input, e.g. "not a binary number: '0b⏎'"), so that an error stays one line.
+func oneLine(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+		} else {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+	}
+	return b.String()
+}
+
+// printable returns s, or s quoted when it holds a newline or another non-printable character (a quoted TOML key
+// such as "a\nb"), so that an error stays one line.
+func printable(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 var (

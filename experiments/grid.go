@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 
 	"lbsweep/model"
@@ -158,7 +159,7 @@ func (d *decoder) checkGrid(s *Spec) error {
 				return "sweep", s.Axes[from[param]].Key
 			}
 			if s.fixedFrom[param] != "" {
-				return "params", ps[param].Name
+				return "params", s.fixedFrom[param]
 			}
 			return "params", ""
 		}
@@ -181,7 +182,7 @@ func (d *decoder) checkGrid(s *Spec) error {
 			if is, ok := err.(model.Issue); ok {
 				pk := model.Index(ps, is.Param)
 				t, key := where(pk)
-				if t == "sweep" && key != is.Param {
+				if key != "" && key != is.Param {
 					is.Message = fmt.Sprintf("%s %s", is.Param, is.Message)
 				}
 				return d.errf(t, -1, key, "%s (at point %s)", is.Message, Key(ps, p))
@@ -196,6 +197,19 @@ func (d *decoder) checkGrid(s *Spec) error {
 		}
 		k := Key(ps, p)
 		if j, dup := seen[k]; dup {
+			// Name the first axis on which the two points' values differ: those two values make the same point.
+			stride := n
+			for _, a := range s.Axes {
+				stride /= len(a.Values)
+				vj, vi := (j/stride)%len(a.Values), (i/stride)%len(a.Values)
+				if vj == vi {
+					continue
+				}
+				if slices.Equal(a.Values[vj], a.Values[vi]) {
+					return d.errf("sweep", -1, a.Key, "values %d and %d are the same (grid point %s): remove the duplicate", vj+1, vi+1, k)
+				}
+				return d.errf("sweep", -1, a.Key, "values %d and %d give the same grid point %s (once policy arguments take their defaults, and are null for a policy that does not take them)", vj+1, vi+1, k)
+			}
 			return d.errf("sweep", -1, "", "grid points %d and %d are the same point (%s): remove the duplicate value", j, i, k)
 		}
 		seen[k] = i

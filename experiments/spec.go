@@ -72,7 +72,7 @@ type Spec struct {
 	Expects       []Expect
 	Warnings      []string // e.g. unstable points allowed by allow_unstable; deduplicated, in grid order
 
-	fixedFrom []string // per parameter: "params" if fixed there, "" otherwise
+	fixedFrom []string // per parameter: the [params] key that fixed it ("policy" for a policy's arguments), or ""
 }
 
 var nameRE = regexp.MustCompile(`^[a-z0-9-]+$`)
@@ -96,6 +96,9 @@ func (d *decoder) errf(table string, idx int, key, format string, args ...any) *
 	line := locate(d.text, table, idx, firstSegment(key))
 	if line == 0 && table != "" {
 		line = locate(d.text, table, idx, "")
+	}
+	if line == 0 && table == "" && key != "" { // a top-level key written as a table: its first header
+		line = locate(d.text, firstSegment(key), 0, "")
 	}
 	path := key
 	if table != "" {
@@ -128,11 +131,20 @@ func Parse(file, text string) (*Spec, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			key := ""
-			if pe.LastKey != "" {
-				key = pe.LastKey + ": "
+			// Line and column from the error's byte offset: the lexer's line count has already passed the newline
+			// that ends an unclosed header ("[sweep⏎" was reported on the next line), and Position.Col is computed
+			// from the offset anyway.
+			line, col := pe.Position.Line, pe.Position.Col
+			if st := pe.Position.Start; st >= 0 && st <= len(text) {
+				line = 1 + strings.Count(text[:st], "\n")
+				col = st - strings.LastIndex(text[:st], "\n")
 			}
-			return nil, &Error{File: file, Line: pe.Position.Line, Msg: fmt.Sprintf("TOML syntax (column %d): %s%s", pe.Position.Col, key, pe.Message)}
+			// LastKey is the last key (or table) read, not necessarily the faulty one: say so.
+			last := ""
+			if pe.LastKey != "" {
+				last = " (last key read: " + printable(pe.LastKey) + ")"
+			}
+			return nil, &Error{File: file, Line: line, Msg: fmt.Sprintf("TOML syntax (column %d): %s%s", col, pe.Message, last)}
 		}
 		return nil, &Error{File: file, Msg: "TOML: " + err.Error()}
 	}
@@ -359,8 +371,11 @@ func (d *decoder) params(s *Spec, raw map[string]any) error {
 				return d.errf("params", -1, key, "%s", msg)
 			}
 			for _, a := range set {
+				if _, dup := m[ps[a.Param].Name]; dup && a.Param != i {
+					return d.errf("params", -1, key, "%s is set both here and as params.%s: set it in one place", ps[a.Param].Name, ps[a.Param].Name)
+				}
 				s.Base[a.Param] = a.Value
-				s.fixedFrom[a.Param] = "params"
+				s.fixedFrom[a.Param] = key
 			}
 			continue
 		}
@@ -369,7 +384,7 @@ func (d *decoder) params(s *Spec, raw map[string]any) error {
 			return d.errf("params", -1, key, "%s", msg)
 		}
 		s.Base[i] = val
-		s.fixedFrom[i] = "params"
+		s.fixedFrom[i] = key
 	}
 	return nil
 }
@@ -441,19 +456,31 @@ func (d *decoder) sweep(s *Spec, raw map[string]any, md toml.MetaData) error {
 		return d.errf("", -1, "sweep", "expected a table ([sweep]), got %s", tomlType(v))
 	}
 	ps := s.Model.Params()
+	// File order of the axes; dotted keys (lambda.from = ...) list only their leaves, so take the second segment
+	// of every key under sweep, and keep any key the metadata missed (sorted) rather than dropping an axis.
 	var order []string
 	for _, k := range md.Keys() {
-		if len(k) == 2 && k[0] == "sweep" {
+		if len(k) >= 2 && k[0] == "sweep" && !contains(order, k[1]) {
 			order = append(order, k[1])
 		}
 	}
+	for _, k := range sortedKeys(m) {
+		if !contains(order, k) {
+			order = append(order, k)
+		}
+	}
+	setBy := make(map[int]string) // parameter → the axis that sets it
 	for _, key := range order {
 		i := model.Index(ps, key)
 		if i < 0 {
 			return d.errf("sweep", -1, key, "unknown parameter of model %s (parameters: %s)", s.Model.Name(), paramNames(ps))
 		}
-		if s.fixedFrom[i] == "params" {
-			return d.errf("sweep", -1, key, "also fixed in [params]: set it in one place")
+		if f := s.fixedFrom[i]; f != "" {
+			where := "also fixed in [params]"
+			if f != key {
+				where = "also fixed in [params] by params." + f
+			}
+			return d.errf("sweep", -1, key, "%s: set it in one place", where)
 		}
 		ax := Axis{Key: key}
 		switch x := m[key].(type) {
@@ -486,6 +513,22 @@ func (d *decoder) sweep(s *Spec, raw map[string]any, md toml.MetaData) error {
 			}
 		default:
 			return d.errf("sweep", -1, key, "expected a list [a, b, ...] or a range { from = ..., to = ..., step = ... }, got %s", tomlType(m[key]))
+		}
+		for _, set := range ax.Values {
+			for _, a := range set {
+				name := ps[a.Param].Name
+				if f := s.fixedFrom[a.Param]; f != "" {
+					return d.errf("sweep", -1, key, "sets %s, which params.%s also sets: set it in one place", name, f)
+				}
+				if other, ok := setBy[a.Param]; ok && other != key {
+					return d.errf("sweep", -1, key, "sets %s, which sweep.%s also sets: set it in one place", name, other)
+				}
+			}
+		}
+		for _, set := range ax.Values {
+			for _, a := range set {
+				setBy[a.Param] = key
+			}
 		}
 		s.Axes = append(s.Axes, ax)
 	}

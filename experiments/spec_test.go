@@ -1,12 +1,22 @@
-package experiments
+package experiments_test
 
 import (
+	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
+
+	"lbsweep/experiments"
+	"lbsweep/model"
 )
 
-const base = `name = "t"
+// specBase is a small valid spec; the bad-input cases below each change one thing in it. Its line numbers are asserted,
+// so keep them as they are:
+//
+//	1 name, 2 model, 3 seed, 4 replications, 6 [params], 7 n, 8 horizon, 9 warmup, 11 [sweep], 12 lambda, 13 policy
+const specBase = `name = "t"
 model = "supermarket"
 seed = 1
 replications = 2
@@ -21,42 +31,640 @@ lambda = [0.5, 0.9]
 policy = ["random", { name = "jsq_d", d = 2 }]
 `
 
-func TestExplore(t *testing.T) {
-	cases := [][2]string{
-		{"warmup = 10.0", "warmup = 10.0\nd = 3\npolicy = { name = \"jsq_d\", d = 2 }\n[sweep2]"},
-		{"warmup = 10.0", "warmup = 10.0\nd = 3"},
-		{"lambda = [0.5, 0.9]", "lambda = [0.5, 0.9]\nd = [3]"},
-		{"[sweep]\n", "[sweep]\nd = [3]\n"},
-		{"[sweep]\nlambda = [0.5, 0.9]\n", "sweep = { lambda = [0.5, 0.9], policy = [\"random\", { name = \"jsq_d\", d = 2 }] }\n[sweep2]\n"},
-		{"seed = 1", "seed = 1\nallow_unstable = true"},
+// editBase returns specBase with the first occurrence of old replaced by new (it fails the test if old is not in
+// specBase), and tail appended.
+func editBase(t *testing.T, old, new, tail string) string {
+	t.Helper()
+	if old != "" && !strings.Contains(specBase, old) {
+		t.Fatalf("test bug: %q is not in the base spec", old)
 	}
-	for _, c := range cases {
-		text := strings.Replace(base, c[0], c[1], 1)
-		s, err := Parse("x.toml", text)
-		var w []string
-		if s != nil {
-			w = s.Warnings
+	return strings.Replace(specBase, old, new, 1) + tail
+}
+
+// parseNoPanic calls Parse and turns a panic into a test failure.
+func parseNoPanic(t *testing.T, file, text string) (s *experiments.Spec, err error) {
+	t.Helper()
+	defer func() {
+		if p := recover(); p != nil {
+			t.Fatalf("Parse panicked: %v\n--- spec:\n%s", p, text)
 		}
-		e, _ := err.(*Error)
-		fmt.Printf("%-40q -> %v | %#v | %v\n", c[1], err, e, w)
-		if s != nil {
+	}()
+	return experiments.Parse(file, text)
+}
+
+func TestParseBadInput(t *testing.T) {
+	const figure = "\n[[figure]]\nname = \"f\"\n"   // lines 14 (blank), 15 [[figure]], 16 name; the next key is on 17
+	const expect = "\n[[expect]]\nsource = \"s\"\n" // same layout for [[expect]]
+	tests := []struct {
+		name     string
+		old, new string // edit of specBase
+		tail     string // appended after the edit
+		key      string // the key path the message must contain ("" for TOML syntax errors)
+		line     int    // the exact line expected (0: not asserted)
+		want     string // a fragment of the message
+	}{
+		// Typos in keys.
+		{name: "typo top-level key", old: "replications = 2", new: "replication = 3", key: "replication", line: 4, want: "unknown key"},
+		{name: "typo top-level table", old: "[sweep]", new: "[sweeps]", key: "sweeps", line: 11, want: "unknown key"},
+		{name: "typo params key", old: "horizon = 100.0", new: "horizn = 100.0", key: "params.horizn", line: 8, want: "unknown parameter of model supermarket"},
+		{name: "typo sweep axis", old: "lambda = [0.5, 0.9]", new: "lamda = [0.5, 0.9]", key: "sweep.lamda", line: 12, want: "unknown parameter"},
+		{name: "unknown range key", old: "lambda = [0.5, 0.9]", new: "lambda = { from = 0.5, to = 0.9, stp = 0.1 }", key: "sweep.lambda", line: 12, want: `unknown range key "stp"`},
+
+		// Keys with control characters are quoted, so the message stays one line.
+		{name: "key with a newline", old: "seed = 1", new: "seed = 1\n\"see\\nd\" = 2", key: `"see\nd"`, line: 0, want: "unknown key"},
+		{name: "params key with a newline", old: "n = 10", new: "n = 10\n\"x\\ty\" = 2", key: `"params.x\ty"`, line: 0, want: "unknown parameter"},
+		{name: "duplicate key with a newline", old: "seed = 1", new: "seed = 1\n\"a\\nb\" = 2\n\"a\\nb\" = 3", line: 5, want: "TOML syntax"},
+
+		// Wrong types.
+		{name: "n string", old: "n = 10", new: `n = "100"`, key: "params.n", line: 7, want: "expected an integer, got a string"},
+		{name: "n float", old: "n = 10", new: "n = 100.0", key: "params.n", line: 7, want: "write 100"},
+		{name: "n fractional", old: "n = 10", new: "n = 10.5", key: "params.n", line: 7, want: "expected an integer, got a float"},
+		{name: "lambda string axis", old: "lambda = [0.5, 0.9]", new: `lambda = "0.9"`, key: "sweep.lambda", line: 12, want: "expected a list"},
+		{name: "lambda string element", old: "lambda = [0.5, 0.9]", new: `lambda = [0.5, "0.9"]`, key: "sweep.lambda", line: 12, want: "element 2: expected a number, got a string"},
+		{name: "lambda string in params", old: "[sweep]\nlambda = [0.5, 0.9]\n", new: "lambda = \"0.9\"\n[sweep]\n", key: "params.lambda", line: 11, want: "expected a number, got a string"},
+		{name: "replications float", old: "replications = 2", new: "replications = 2.5", key: "replications", line: 4, want: "expected an integer, got a float"},
+		{name: "replications zero", old: "replications = 2", new: "replications = 0", key: "replications", line: 4, want: "need 1 ≤ replications"},
+		{name: "allow_unstable int", old: "seed = 1", new: "seed = 1\nallow_unstable = 1", key: "allow_unstable", line: 4, want: "expected a boolean"},
+		{name: "params not a table", old: "[params]\nn = 10\nhorizon = 100.0\nwarmup = 10.0\n", new: "params = 3\n", key: "params", line: 6, want: "expected a table"},
+		{name: "replacement not bool", old: `d = 2 }`, new: `d = 2, replacement = "yes" }`, key: "sweep.policy", line: 13, want: "policy jsq_d, replacement: expected a boolean"},
+
+		// Out-of-range values.
+		{name: "d > n", old: `d = 2 }`, new: `d = 11 }`, key: "sweep.policy", line: 13, want: "need 1 ≤ d ≤ n (n = 10)"},
+		{name: "d = 0", old: `d = 2 }`, new: `d = 0 }`, key: "sweep.policy", line: 13, want: "need 1 ≤ d ≤ n"},
+		{name: "d > n in params", old: "[sweep]\nlambda = [0.5, 0.9]\npolicy = [\"random\", { name = \"jsq_d\", d = 2 }]\n",
+			new: "policy = { name = \"jsq_d\", d = 20 }\n[sweep]\nlambda = [0.5, 0.9]\n", key: "params.policy", line: 11, want: "d 20: need 1 ≤ d ≤ n"},
+		{name: "n = 0", old: "n = 10", new: "n = 0", key: "params.n", line: 7, want: "need n ≥ 1"},
+		{name: "lambda = 1 refused", old: "lambda = [0.5, 0.9]", new: "lambda = [0.5, 1.0]", key: "sweep.lambda", line: 12, want: "allow_unstable = true"},
+		{name: "lambda = 1.2 refused", old: "lambda = [0.5, 0.9]", new: "lambda = [1.2]", key: "sweep.lambda", line: 12, want: "unstable"},
+		{name: "lambda = 0", old: "lambda = [0.5, 0.9]", new: "lambda = [0.0, 0.5]", key: "sweep.lambda", line: 12, want: "need 0 < λ"},
+		{name: "lambda negative", old: "lambda = [0.5, 0.9]", new: "lambda = [0.5, -0.5]", key: "sweep.lambda", line: 12, want: "-0.5: need 0 < λ"},
+		{name: "lambda nan", old: "lambda = [0.5, 0.9]", new: "lambda = [nan]", key: "sweep.lambda", line: 12, want: "not a usable value"},
+		{name: "lambda inf", old: "lambda = [0.5, 0.9]", new: "lambda = [inf]", key: "sweep.lambda", line: 12, want: "not a usable value"},
+		{name: "warmup = horizon", old: "warmup = 10.0", new: "warmup = 100.0", key: "params.warmup", line: 9, want: "need 0 ≤ warmup < horizon (100)"},
+		{name: "warmup > horizon", old: "warmup = 10.0", new: "warmup = 200", key: "params.warmup", line: 9, want: "need 0 ≤ warmup < horizon"},
+		{name: "warmup negative", old: "warmup = 10.0", new: "warmup = -1.0", key: "params.warmup", line: 9, want: "-1: need 0 ≤ warmup"},
+		{name: "horizon = 0", old: "horizon = 100.0", new: "horizon = 0.0", key: "params.horizon", line: 8, want: "horizon > 0"},
+		{name: "negative seed", old: "seed = 1", new: "seed = -1", key: "seed", line: 3, want: "need an integer ≥ 0"},
+
+		// Broken TOML: the line of the fault, no key path.
+		{name: "unclosed header", old: "[sweep]", new: "[sweep", line: 11, want: "TOML syntax"},
+		{name: "unclosed string", old: `name = "t"`, new: `name = "t`, line: 1, want: "TOML syntax"},
+		{name: "unclosed array", old: "lambda = [0.5, 0.9]", new: "lambda = [0.5, 0.9", line: 13, want: "expected a comma"},
+		{name: "duplicate key", old: "seed = 1", new: "seed = 1\nseed = 2", line: 4, want: "already been defined"},
+		{name: "bad number quoting a newline", old: "lambda = [0.5, 0.9]", new: "lambda = [0b", line: 12, want: `not a binary number: '0b\n'`},
+		{name: "missing value", old: "seed = 1", new: "seed =", line: 3, want: "TOML syntax"},
+
+		// Unknown names.
+		{name: "unknown policy", old: `"random"`, new: `"randon"`, key: "sweep.policy", line: 13, want: `element 1: unknown policy "randon" (valid: random, round_robin, jsq_d, jsq)`},
+		{name: "unknown policy in table", old: `name = "jsq_d"`, new: `name = "jsqd"`, key: "sweep.policy", line: 13, want: `unknown policy "jsqd"`},
+		{name: "unknown model", old: `model = "supermarket"`, new: `model = "supermarkt"`, key: "model", line: 2, want: `unknown model "supermarkt" (models: supermarket)`},
+		{name: "model not a string", old: `model = "supermarket"`, new: `model = 1`, key: "model", line: 2, want: "expected a string"},
+
+		// Missing required keys: no line to point at.
+		{name: "missing seed", old: "seed = 1\n", new: "", key: "seed", want: "missing"},
+		{name: "missing name", old: "name = \"t\"\n", new: "", key: "name", want: "missing"},
+		{name: "missing model", old: "model = \"supermarket\"\n", new: "", key: "model", want: "missing"},
+		{name: "missing n", old: "n = 10\n", new: "", key: "params", line: 6, want: "n is required"},
+
+		// Axes.
+		{name: "empty list axis", old: "lambda = [0.5, 0.9]", new: "lambda = []", key: "sweep.lambda", line: 12, want: "empty list"},
+		{name: "empty range", old: "lambda = [0.5, 0.9]", new: "lambda = { from = 0.9, to = 0.5, step = 0.1 }", key: "sweep.lambda", line: 12, want: "empty range: to (0.5) < from (0.9)"},
+		{name: "step zero", old: "lambda = [0.5, 0.9]", new: "lambda = { from = 0.5, to = 0.9, step = 0.0 }", key: "sweep.lambda", line: 12, want: "need step > 0"},
+		{name: "step negative", old: "lambda = [0.5, 0.9]", new: "lambda = { from = 0.5, to = 0.9, step = -0.1 }", key: "sweep.lambda", line: 12, want: "range step -0.1: need step > 0"},
+		{name: "step tiny", old: "lambda = [0.5, 0.9]", new: "lambda = { from = 0.5, to = 0.9, step = 1e-9 }", key: "sweep.lambda", line: 12, want: "at most 1000000 per axis"},
+		{name: "range missing to", old: "lambda = [0.5, 0.9]", new: "lambda = { from = 0.5, step = 0.1 }", key: "sweep.lambda", line: 12, want: `range is missing "to"`},
+		{name: "int range float step", old: "lambda = [0.5, 0.9]", new: "lambda = [0.5]\nn = { from = 2, to = 8, step = 0.5 }", key: "sweep.n", line: 13, want: "also fixed in [params]"},
+		{name: "range on policy", old: `policy = ["random", { name = "jsq_d", d = 2 }]`, new: "policy = { from = 1, to = 2, step = 1 }", key: "sweep.policy", line: 13, want: "a range needs a numeric parameter"},
+
+		// Names.
+		{name: "name with space", old: `name = "t"`, new: `name = "My Exp"`, key: "name", line: 1, want: `"My Exp": a dataset name is lowercase`},
+		{name: "name uppercase", old: `name = "t"`, new: `name = "Homo"`, key: "name", line: 1, want: "[a-z0-9-]+"},
+		{name: "name underscore", old: `name = "t"`, new: `name = "my_exp"`, key: "name", line: 1, want: "[a-z0-9-]+"},
+		{name: "name empty", old: `name = "t"`, new: `name = ""`, key: "name", line: 1, want: "[a-z0-9-]+"},
+		{name: "name path", old: `name = "t"`, new: `name = "../t"`, key: "name", line: 1, want: "[a-z0-9-]+"},
+
+		// Policies and their arguments.
+		{name: "policy table without name", old: `{ name = "jsq_d", d = 2 }`, new: "{ d = 2 }", key: "sweep.policy", line: 13, want: "element 2: a policy table needs name"},
+		{name: "policy name not a string", old: `{ name = "jsq_d", d = 2 }`, new: "{ name = 2 }", key: "sweep.policy", line: 13, want: "name must be a string"},
+		{name: "argument not taken", old: `"random"`, new: `{ name = "random", d = 2 }`, key: "sweep.policy", line: 13, want: `policy random does not take "d" (no arguments)`},
+		{name: "unknown argument", old: `d = 2 }`, new: `d = 2, k = 3 }`, key: "sweep.policy", line: 13, want: `policy jsq_d does not take "k" (arguments: d, replacement)`},
+		{name: "jsq_d without d", old: `{ name = "jsq_d", d = 2 }`, new: `"jsq_d"`, key: "sweep.policy", line: 13, want: "policy jsq_d needs d"},
+		{name: "policy number", old: `"random"`, new: "3", key: "sweep.policy", line: 13, want: "expected a policy name or an inline table"},
+
+		// One parameter set in two places.
+		{name: "params and sweep", old: "warmup = 10.0", new: "warmup = 10.0\nlambda = 0.5", key: "sweep.lambda", line: 13, want: "also fixed in [params]: set it in one place"},
+		{name: "params d and policy axis d", old: "warmup = 10.0", new: "warmup = 10.0\nd = 3", key: "sweep.policy", line: 14, want: "sets d, which params.d also sets"},
+		{name: "params d and params policy d", old: "[sweep]\nlambda = [0.5, 0.9]\npolicy = [\"random\", { name = \"jsq_d\", d = 2 }]\n",
+			new: "d = 3\npolicy = { name = \"jsq_d\", d = 2 }\n[sweep]\nlambda = [0.5, 0.9]\n", key: "params.policy", line: 12, want: "d is set both here and as params.d"},
+		{name: "params policy d and d axis", old: "[sweep]\nlambda = [0.5, 0.9]\npolicy = [\"random\", { name = \"jsq_d\", d = 2 }]\n",
+			new: "policy = { name = \"jsq_d\", d = 2 }\n[sweep]\nlambda = [0.5, 0.9]\nd = [1, 2]\n", key: "sweep.d", line: 14, want: "also fixed in [params] by params.policy"},
+		{name: "d axis and policy axis d", old: "lambda = [0.5, 0.9]", new: "lambda = [0.5, 0.9]\nd = [3]", key: "sweep.policy", line: 14, want: "sets d, which sweep.d also sets"},
+		{name: "duplicate policy", old: `"random", `, new: `"random", "random", `, key: "sweep.policy", line: 13, want: "values 1 and 2 are the same"},
+		{name: "duplicate lambda", old: "lambda = [0.5, 0.9]", new: "lambda = [0.5, 0.9, 0.50]", key: "sweep.lambda", line: 12, want: "values 1 and 3 are the same"},
+		{name: "duplicate after defaults", old: `{ name = "jsq_d", d = 2 }`, new: `{ name = "jsq_d", d = 2 }, { name = "jsq_d", d = 2, replacement = false }`, key: "sweep.policy", line: 13, want: "values 2 and 3 give the same grid point"},
+		{name: "d axis with random", old: `{ name = "jsq_d", d = 2 }`, new: `"jsq_d"]` + "\nd = [1, 2]\n#", key: "sweep.d", line: 14, want: "null for a policy that does not take them"},
+
+		// [[figure]] and [[expect]].
+		{name: "unknown figure kind", tail: figure + "kind = \"pie\"\n", key: "figure[0].kind", line: 17, want: `unknown figure kind "pie"`},
+		{name: "second figure's kind", tail: figure + "kind = \"queue_tail\"\n" + "\n[[figure]]\nname = \"g\"\nkind = \"bar\"\n", key: "figure[1].kind", line: 21, want: `unknown figure kind "bar"`},
+		{name: "figure unknown key", tail: figure + "kind = \"queue_tail\"\ncolour = \"red\"\n", key: "figure[0].colour", line: 18, want: "unknown key"},
+		{name: "figure unknown where column", tail: figure + "kind = \"queue_tail\"\nwhere = { lamda = 0.5 }\n", key: "figure[0].where", line: 18, want: `unknown column "lamda"`},
+		{name: "figure where wrong type", tail: figure + "kind = \"queue_tail\"\nwhere = { policy = 1 }\n", key: "figure[0].where", line: 18, want: "policy: expected a string value"},
+		{name: "figure unknown y", tail: figure + "kind = \"metric\"\nx = \"lambda\"\ny = \"mean_sojurn\"\n", key: "figure[0].y", line: 19, want: `unknown column "mean_sojurn"`},
+		{name: "figure bad name", tail: "\n[[figure]]\nname = \"Tail\"\nkind = \"queue_tail\"\n", key: "figure[0].name", line: 16, want: "[a-z0-9-]+"},
+		{name: "figure without kind", tail: figure, key: "figure[0].kind", line: 15, want: "missing"},
+		{name: "figure as table", tail: "\n[figure]\nname = \"f\"\n", key: "figure", line: 15, want: "expected an array of tables ([[figure]])"},
+		{name: "expect unknown where column", tail: expect + "metric = \"mean_sojourn\"\nwhere = { lamda = 0.5 }\napprox = 1.0\ntol = 0.1\n", key: "expect[0].where", line: 18, want: `unknown column "lamda"`},
+		{name: "expect two relations", tail: expect + "metric = \"mean_sojourn\"\napprox = 1.0\ntol = 0.1\nless_than = { policy = \"random\" }\n", key: "expect[0]", line: 15, want: "exactly one relation"},
+		{name: "expect no relation", tail: expect + "metric = \"mean_sojourn\"\n", key: "expect[0]", line: 15, want: "(found 0)"},
+		{name: "expect list without level", tail: expect + "metric = \"queue_tail\"\napprox = 1.0\ntol = 0.1\n", key: "expect[0].level", line: 15, want: "queue_tail is a list: give level"},
+		{name: "expect level zero", tail: expect + "metric = \"queue_tail\"\nlevel = 0\napprox = 1.0\ntol = 0.1\n", key: "expect[0].level", line: 18, want: "give level = i ≥ 1"},
+		{name: "expect level on scalar", tail: expect + "metric = \"mean_sojourn\"\nlevel = 2\napprox = 1.0\ntol = 0.1\n", key: "expect[0].level", line: 18, want: "not a list column"},
+		{name: "expect unknown metric", tail: expect + "metric = \"mean\"\napprox = 1.0\ntol = 0.1\n", key: "expect[0].metric", line: 17, want: `unknown column "mean"`},
+		{name: "expect approx without tol", tail: expect + "metric = \"mean_sojourn\"\napprox = 1.0\n", key: "expect[0].tol", line: 15, want: "tol ≥ 0"},
+		{name: "expect string metric", tail: expect + "metric = \"policy\"\napprox = 1.0\ntol = 0.1\n", key: "expect[0].metric", line: 17, want: "needs a numeric column"},
+		{name: "expect missing source", tail: "\n[[expect]]\nmetric = \"mean_sojourn\"\napprox = 1.0\ntol = 0.1\n", key: "expect[0].source", line: 15, want: "missing"},
+		{name: "expect ratio min > max", tail: expect + "metric = \"mean_sojourn\"\nratio = { where = { policy = \"random\" }, min = 2, max = 1 }\n", key: "expect[0].ratio", line: 18, want: "min ≤ max"},
+		{name: "expect bad theory column", tail: expect + "metric = \"mean_sojourn\"\ntheory = \"theory_queue_tail\"\n", key: "expect[0].theory", line: 18, want: "not a theory column matching mean_sojourn"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			const file = "bad/spec.toml"
+			text := editBase(t, tc.old, tc.new, tc.tail)
+			s, err := parseNoPanic(t, file, text)
+			if err == nil {
+				t.Fatalf("Parse accepted the spec (%d runs)\n--- spec:\n%s", s.Runs(), text)
+			}
+			var e *experiments.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %T is not *experiments.Error: %v", err, err)
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, file) {
+				t.Errorf("message does not start with the file name %q: %s", file, msg)
+			}
+			if e.File != file {
+				t.Errorf("File = %q, want %q", e.File, file)
+			}
+			if tc.key != "" {
+				gotKey := e.Key
+				if strings.HasPrefix(tc.key, `"`) { // a key with control characters is quoted in the message
+					gotKey = strconv.Quote(e.Key)
+				}
+				if gotKey != tc.key {
+					t.Errorf("Key = %q, want %q (message: %s)", e.Key, tc.key, msg)
+				}
+				if !strings.Contains(msg, tc.key) {
+					t.Errorf("message does not contain the key path %q: %s", tc.key, msg)
+				}
+			}
+			if tc.line > 0 {
+				if e.Line != tc.line {
+					t.Errorf("Line = %d, want %d (message: %s)", e.Line, tc.line, msg)
+				}
+				if prefix := fmt.Sprintf("%s:%d: ", file, tc.line); !strings.HasPrefix(msg, prefix) {
+					t.Errorf("message does not start with %q: %s", prefix, msg)
+				}
+			}
+			if !strings.Contains(msg, tc.want) {
+				t.Errorf("message does not contain %q: %s", tc.want, msg)
+			}
+			if strings.Contains(msg, "\n") {
+				t.Errorf("message spans several lines: %q", msg)
+			}
+		})
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	const path = "testdata/no-such-spec.toml"
+	_, err := experiments.Load(path)
+	var e *experiments.Error
+	if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), path) {
+		t.Fatalf("Load(%q) = %v, want an *experiments.Error naming the file", path, err)
+	}
+}
+
+func TestUnstableAllowed(t *testing.T) {
+	for _, lambdas := range []string{"[0.5, 1.0]", "[1.2]", "[0.5, 1.0, 1.2]"} {
+		text := editBase(t, "lambda = [0.5, 0.9]", "lambda = "+lambdas, "")
+		if _, err := parseNoPanic(t, "u.toml", text); err == nil {
+			t.Errorf("lambda = %s accepted without allow_unstable", lambdas)
+		}
+		text = editBase(t, "seed = 1", "seed = 1\nallow_unstable = true", "")
+		text = strings.Replace(text, "lambda = [0.5, 0.9]", "lambda = "+lambdas, 1)
+		s, err := parseNoPanic(t, "u.toml", text)
+		if err != nil {
+			t.Fatalf("lambda = %s with allow_unstable = true: %v", lambdas, err)
+		}
+		if !s.AllowUnstable {
+			t.Errorf("AllowUnstable = false")
+		}
+		n := 0
+		for _, w := range s.Warnings {
+			if strings.Contains(w, "unstable") {
+				n++
+			}
+		}
+		want := strings.Count(lambdas, "1.") // one warning per distinct unstable λ (deduplicated across policies)
+		if n != want {
+			t.Errorf("lambda = %s: %d unstable warnings, want %d: %q", lambdas, n, want, s.Warnings)
+		}
+	}
+	// allow_unstable does not allow λ ≤ 0.
+	text := editBase(t, "seed = 1", "seed = 1\nallow_unstable = true", "")
+	text = strings.Replace(text, "lambda = [0.5, 0.9]", "lambda = [0.0]", 1)
+	if _, err := parseNoPanic(t, "u.toml", text); err == nil {
+		t.Error("lambda = 0 accepted with allow_unstable = true")
+	}
+	// A stable spec has no unstable warning, and ≥ 2 replications no CI warning.
+	s, err := parseNoPanic(t, "ok.toml", specBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Warnings) != 0 {
+		t.Errorf("warnings on a plain spec: %q", s.Warnings)
+	}
+}
+
+func TestCommittedSpecs(t *testing.T) {
+	tests := []struct {
+		path            string
+		name            string
+		points, runs    int
+		axes            []string
+		figures, claims int
+	}{
+		{"supermarket-tail.toml", "supermarket-tail", 6, 18, []string{"lambda"}, 1, 4},
+		{"homo.toml", "homo", 42, 126, []string{"policy", "lambda"}, 2, 11},
+	}
+	for _, tc := range tests {
+		t.Run(tc.path, func(t *testing.T) {
+			s, err := experiments.Load(tc.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Name != tc.name || s.File != tc.path || s.Model.Name() != "supermarket" {
+				t.Errorf("Name, File, Model = %q, %q, %q", s.Name, s.File, s.Model.Name())
+			}
+			if s.Points() != tc.points || s.Runs() != tc.runs {
+				t.Errorf("Points, Runs = %d, %d; want %d, %d", s.Points(), s.Runs(), tc.points, tc.runs)
+			}
+			var axes []string
+			for _, a := range s.Axes {
+				axes = append(axes, a.Key)
+			}
+			if fmt.Sprint(axes) != fmt.Sprint(tc.axes) {
+				t.Errorf("axes %v, want %v (file order)", axes, tc.axes)
+			}
+			if len(s.Figures) != tc.figures || len(s.Expects) != tc.claims {
+				t.Errorf("%d figures, %d claims; want %d, %d", len(s.Figures), len(s.Expects), tc.figures, tc.claims)
+			}
+			if len(s.Warnings) != 0 {
+				t.Errorf("warnings: %q", s.Warnings)
+			}
+			if len(s.SHA256) != 64 || s.Text == "" {
+				t.Errorf("SHA256 %q, %d bytes of text", s.SHA256, len(s.Text))
+			}
+			keys := map[string]bool{}
 			for i := range s.Runs() {
-				fmt.Println("   ", s.Run(i).Key)
+				r := s.Run(i)
+				if r.Index != i || r.PointIndex != i/s.Replications || r.Replication != i%s.Replications {
+					t.Fatalf("Run(%d) = index %d, point %d, replication %d", i, r.Index, r.PointIndex, r.Replication)
+				}
+				keys[r.Key] = true
+			}
+			if len(keys) != tc.points {
+				t.Errorf("%d distinct point keys, want %d", len(keys), tc.points)
+			}
+		})
+	}
+}
+
+// axisValues returns the values of the axis named key (one assignment per value).
+func axisValues(t *testing.T, s *experiments.Spec, key string) []model.Value {
+	t.Helper()
+	for _, a := range s.Axes {
+		if a.Key == key {
+			var out []model.Value
+			for _, set := range a.Values {
+				if len(set) != 1 {
+					t.Fatalf("axis %s: setting %v has %d assignments", key, set, len(set))
+				}
+				out = append(out, set[0].Value)
+			}
+			return out
+		}
+	}
+	t.Fatalf("no axis %s", key)
+	return nil
+}
+
+func TestRanges(t *testing.T) {
+	text := editBase(t, "lambda = [0.5, 0.9]", "lambda = { from = 0.5, to = 0.99, step = 0.01 }", "")
+	s, err := parseNoPanic(t, "r.toml", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := axisValues(t, s, "lambda")
+	if len(vals) != 50 {
+		t.Fatalf("0.5..0.99 step 0.01: %d values, want 50", len(vals))
+	}
+	for i, v := range vals {
+		if want := 0.5 + float64(i)*0.01; v.F != want || !v.Valid {
+			t.Errorf("value %d = %v, want exactly %v (from + i·step)", i, v.F, want)
+		}
+	}
+	if last := vals[len(vals)-1].F; math.Abs(last-0.99) > 1e-12 {
+		t.Errorf("last value %v, want 0.99 within 1e-12", last)
+	}
+	if s.Points() != 100 || s.Runs() != 200 {
+		t.Errorf("Points, Runs = %d, %d; want 100, 200", s.Points(), s.Runs())
+	}
+
+	// The same range in dotted-key form.
+	text = editBase(t, "lambda = [0.5, 0.9]", "lambda.from = 0.5\nlambda.to = 0.99\nlambda.step = 0.01", "")
+	s, err = parseNoPanic(t, "r.toml", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(axisValues(t, s, "lambda")); n != 50 {
+		t.Errorf("dotted-key range: %d values, want 50", n)
+	}
+
+	// Integer ranges, inclusive of to when it is on the grid, exclusive when it is not.
+	for _, tc := range []struct {
+		rng  string
+		want []int64
+	}{
+		{"{ from = 2, to = 10, step = 4 }", []int64{2, 6, 10}},
+		{"{ from = 2, to = 9, step = 4 }", []int64{2, 6}},
+		{"{ from = 3, to = 3, step = 1 }", []int64{3}},
+		{"{ from = 2, to = 8, step = 2 }", []int64{2, 4, 6, 8}},
+	} {
+		text := editBase(t, "n = 10\n", "", "")
+		text = strings.Replace(text, "lambda = [0.5, 0.9]", "lambda = [0.5, 0.9]\nn = "+tc.rng, 1)
+		s, err := parseNoPanic(t, "r.toml", text)
+		if err != nil {
+			t.Fatalf("n = %s: %v", tc.rng, err)
+		}
+		var got []int64
+		for _, v := range axisValues(t, s, "n") {
+			got = append(got, v.I)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("n = %s: %v, want %v", tc.rng, got, tc.want)
+		}
+	}
+}
+
+// pointKey renders point i of s as its key, for order checks.
+func pointKey(s *experiments.Spec, i int) string {
+	p, _ := s.Point(i)
+	return experiments.Key(s.Model.Params(), p)
+}
+
+func TestGridOrderAndPolicyArgs(t *testing.T) {
+	// Policy first, so it varies slowest; lambda second; n third.
+	text := `name = "order"
+model = "supermarket"
+seed = 7
+
+[params]
+horizon = 100.0
+warmup = 10.0
+
+[sweep]
+policy = ["random", { name = "jsq_d", d = 2 }, { name = "jsq_d", d = 3, replacement = true }]
+lambda = [0.5, 0.9]
+n = [10, 20]
+`
+	s, err := parseNoPanic(t, "order.toml", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Points() != 12 || s.Runs() != 12 || s.Replications != 1 {
+		t.Fatalf("Points, Runs, Replications = %d, %d, %d", s.Points(), s.Runs(), s.Replications)
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "replications") {
+		t.Errorf("warnings %q, want the one about fewer than 2 replications", s.Warnings)
+	}
+	want := []string{
+		"n=10,lambda=0.5,horizon=100,warmup=10,policy=random,d=null,replacement=null",
+		"n=20,lambda=0.5,horizon=100,warmup=10,policy=random,d=null,replacement=null",
+		"n=10,lambda=0.9,horizon=100,warmup=10,policy=random,d=null,replacement=null",
+		"n=20,lambda=0.9,horizon=100,warmup=10,policy=random,d=null,replacement=null",
+		"n=10,lambda=0.5,horizon=100,warmup=10,policy=jsq_d,d=2,replacement=false",
+		"n=20,lambda=0.5,horizon=100,warmup=10,policy=jsq_d,d=2,replacement=false",
+		"n=10,lambda=0.9,horizon=100,warmup=10,policy=jsq_d,d=2,replacement=false",
+		"n=20,lambda=0.9,horizon=100,warmup=10,policy=jsq_d,d=2,replacement=false",
+		"n=10,lambda=0.5,horizon=100,warmup=10,policy=jsq_d,d=3,replacement=true",
+		"n=20,lambda=0.5,horizon=100,warmup=10,policy=jsq_d,d=3,replacement=true",
+		"n=10,lambda=0.9,horizon=100,warmup=10,policy=jsq_d,d=3,replacement=true",
+		"n=20,lambda=0.9,horizon=100,warmup=10,policy=jsq_d,d=3,replacement=true",
+	}
+	for i, w := range want {
+		if got := pointKey(s, i); got != w {
+			t.Errorf("Point(%d) = %s\n                want %s", i, got, w)
+		}
+		if r := s.Run(i); r.Key != w {
+			t.Errorf("Run(%d).Key = %s, want %s", i, r.Key, w)
+		}
+	}
+
+	ps := s.Model.Params()
+	idx := func(name string) int {
+		i := model.Index(ps, name)
+		if i < 0 {
+			t.Fatalf("no parameter %s", name)
+		}
+		return i
+	}
+	pol, d, repl, n := idx("policy"), idx("d"), idx("replacement"), idx("n")
+
+	// random: d and replacement are null.
+	p, from := s.Point(0)
+	if p[d].Valid || p[repl].Valid {
+		t.Errorf("random: d = %+v, replacement = %+v; want both null", p[d], p[repl])
+	}
+	if !p[pol].Valid || ps[pol].Format(p[pol]) != "random" {
+		t.Errorf("policy = %+v", p[pol])
+	}
+	// from: policy set by axis 0, lambda by 1, n by 2, horizon by [params].
+	if from[pol] != 0 || from[idx("lambda")] != 1 || from[n] != 2 || from[idx("horizon")] != -1 {
+		t.Errorf("from = %v", from)
+	}
+	// jsq_d without replacement: the default false, valid.
+	p, _ = s.Point(4)
+	if !p[d].Valid || p[d].I != 2 || !p[repl].Valid || p[repl].B {
+		t.Errorf("jsq_d d = 2: d = %+v, replacement = %+v; want 2 and a valid false", p[d], p[repl])
+	}
+	p, _ = s.Point(8)
+	if p[d].I != 3 || !p[repl].Valid || !p[repl].B {
+		t.Errorf("jsq_d d = 3 with replacement: d = %+v, replacement = %+v", p[d], p[repl])
+	}
+	// Point does not alias Base.
+	p[n] = model.IntValue(999)
+	if q, _ := s.Point(8); q[n].I != 10 {
+		t.Errorf("Point aliases the spec: n = %d after changing a returned point", q[n].I)
+	}
+
+	// Fixed policy in [params] with a swept argument.
+	text = strings.Replace(text, `policy = ["random", { name = "jsq_d", d = 2 }, { name = "jsq_d", d = 3, replacement = true }]`, `d = [1, 2]`, 1)
+	text = strings.Replace(text, "warmup = 10.0", "warmup = 10.0\npolicy = \"jsq_d\"", 1)
+	s, err = parseNoPanic(t, "order.toml", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Points() != 8 {
+		t.Errorf("Points = %d, want 8", s.Points())
+	}
+	if got, want := pointKey(s, 7), "n=20,lambda=0.9,horizon=100,warmup=10,policy=jsq_d,d=2,replacement=false"; got != want {
+		t.Errorf("Point(7) = %s, want %s", got, want)
+	}
+
+	// An inline [sweep] table keeps the file order of its axes.
+	text = `name = "inline"
+model = "supermarket"
+seed = 7
+params = { n = 10, horizon = 100.0 }
+sweep = { policy = ["random", "jsq"], lambda = [0.5, 0.9] }
+`
+	s, err = parseNoPanic(t, "inline.toml", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Axes) != 2 || s.Axes[0].Key != "policy" || s.Axes[1].Key != "lambda" {
+		t.Errorf("inline sweep axes: %+v, want policy then lambda", s.Axes)
+	}
+}
+
+func TestSeeds(t *testing.T) {
+	parseWith := func(lambdas string) *experiments.Spec {
+		t.Helper()
+		text := editBase(t, "lambda = [0.5, 0.9]", "lambda = "+lambdas, "")
+		text = strings.Replace(text, `policy = ["random", { name = "jsq_d", d = 2 }]`, `policy = ["random", { name = "jsq_d", d = 2 }, "jsq"]`, 1)
+		s, err := parseNoPanic(t, "seeds.toml", text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	small := parseWith("[0.5, 0.9]")
+	for _, lambdas := range []string{"[0.5, 0.9, 0.95]", "[0.3, 0.5, 0.9]", "[0.9, 0.7, 0.5]"} {
+		big := parseWith(lambdas)
+		byKey := map[string]experiments.Run{}
+		for i := range big.Runs() {
+			r := big.Run(i)
+			byKey[fmt.Sprint(r.Key, "#", r.Replication)] = r
+		}
+		if len(byKey) != big.Runs() {
+			t.Fatalf("%s: %d distinct (key, replication) for %d runs", lambdas, len(byKey), big.Runs())
+		}
+		for i := range small.Runs() {
+			r := small.Run(i)
+			b, ok := byKey[fmt.Sprint(r.Key, "#", r.Replication)]
+			if !ok {
+				t.Fatalf("lambda = %s: point %s is gone", lambdas, r.Key)
+			}
+			if b.Seed != r.Seed {
+				t.Errorf("lambda = %s: seed of %s rep %d changed: %+v -> %+v", lambdas, r.Key, r.Replication, r.Seed, b.Seed)
 			}
 		}
 	}
-	tail := []string{
-		"\n[[figure]]\nname = \"f\"\nkind = \"pie\"\n",
-		"\n[[figure]]\nname = \"f\"\nkind = \"metric\"\nx = \"lambda\"\ny = \"mean_sojourn\"\nwhere = { lamda = 0.5 }\n",
-		"\n[[expect]]\nsource = \"s\"\nmetric = \"mean_sojourn\"\nwhere = { lamda = 0.5 }\napprox = 1.0\ntol = 0.1\n",
-		"\n[[expect]]\nsource = \"s\"\nmetric = \"mean_sojourn\"\napprox = 1.0\ntol = 0.1\nless_than = { policy = \"random\" }\n",
-		"\n[[expect]]\nsource = \"s\"\nmetric = \"mean_sojourn\"\n",
-		"\n[[expect]]\nsource = \"s\"\nmetric = \"queue_tail\"\napprox = 1.0\ntol = 0.1\n",
-		"\n[[figure]]\nname = \"f\"\nkind = \"queue_tail\"\n\n[[figure]]\nname = \"g\"\nkind = \"pie\"\n",
+
+	// The same spec parsed twice gives the same seeds; another root seed gives others.
+	again := parseWith("[0.5, 0.9]")
+	other, err := parseNoPanic(t, "seeds.toml", strings.Replace(small.Text, "seed = 1", "seed = 2", 1))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tl := range tail {
-		_, err := Parse("x.toml", base+tl)
-		e, _ := err.(*Error)
-		fmt.Printf("%-40q -> %v | %#v\n", tl, err, e)
+	for i := range small.Runs() {
+		if small.Run(i).Seed != again.Run(i).Seed {
+			t.Errorf("run %d: seed differs between two parses", i)
+		}
+		if small.Run(i).Seed.Run == other.Run(i).Seed.Run {
+			t.Errorf("run %d: root seeds 1 and 2 give the same run seed", i)
+		}
+	}
+
+	// Within one spec: policies at a point share Seed.Run (common random numbers), not Seed.Policy; replications
+	// and points differ in Seed.Run; Seed.Run fits the int64 seed column.
+	type envRep struct {
+		env string
+		rep int
+	}
+	runSeed := map[envRep]uint64{}
+	policySeeds := map[string]uint64{}
+	runSeeds := map[uint64]bool{}
+	ps := small.Model.Params()
+	for i := range small.Runs() {
+		r := small.Run(i)
+		if r.Seed.Run > math.MaxInt64 {
+			t.Errorf("run %d: Seed.Run %d does not fit int64", i, r.Seed.Run)
+		}
+		pol := r.Key[strings.Index(r.Key, "policy="):]
+		env := r.Key[:strings.Index(r.Key, "policy=")]
+		k := envRep{env, r.Replication}
+		if s, ok := runSeed[k]; ok && s != r.Seed.Run {
+			t.Errorf("%s rep %d: policies at the same point have different run seeds", env, r.Replication)
+		}
+		runSeed[k] = r.Seed.Run
+		if s, ok := policySeeds[pol]; ok && s != r.Seed.Policy {
+			t.Errorf("policy %s: Seed.Policy differs between points", pol)
+		}
+		policySeeds[pol] = r.Seed.Policy
+		runSeeds[r.Seed.Run] = true
+		if got := experiments.RunSeed(small.Seed, ps, r.Point, r.Replication); got != r.Seed {
+			t.Errorf("run %d: RunSeed = %+v, Run.Seed = %+v", i, got, r.Seed)
+		}
+	}
+	// 2 lambdas × 2 replications distinct run seeds; 3 distinct policy seeds.
+	if len(runSeeds) != 4 {
+		t.Errorf("%d distinct run seeds, want 4 (2 lambdas × 2 replications)", len(runSeeds))
+	}
+	distinct := map[uint64]bool{}
+	for _, s := range policySeeds {
+		distinct[s] = true
+	}
+	if len(policySeeds) != 3 || len(distinct) != 3 {
+		t.Errorf("policy seeds %v: want 3 policies with distinct seeds", policySeeds)
+	}
+}
+
+func TestKeyFormat(t *testing.T) {
+	s, err := parseNoPanic(t, "k.toml", specBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := s.Model.Params()
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.Name)
+	}
+	if got := strings.Join(names, ","); got != "n,lambda,horizon,warmup,policy,d,replacement" {
+		t.Fatalf("parameter (column) order %s", got)
+	}
+	want := []string{
+		"n=10,lambda=0.5,horizon=100,warmup=10,policy=random,d=null,replacement=null",
+		"n=10,lambda=0.5,horizon=100,warmup=10,policy=jsq_d,d=2,replacement=false",
+		"n=10,lambda=0.9,horizon=100,warmup=10,policy=random,d=null,replacement=null",
+		"n=10,lambda=0.9,horizon=100,warmup=10,policy=jsq_d,d=2,replacement=false",
+	}
+	for i, w := range want {
+		for rep := range 2 {
+			if r := s.Run(2*i + rep); r.Key != w || r.Replication != rep || r.PointIndex != i {
+				t.Errorf("Run(%d) = point %d rep %d key %s, want point %d rep %d key %s", 2*i+rep, r.PointIndex, r.Replication, r.Key, i, rep, w)
+			}
+		}
+	}
+	// Floats in the shortest round-trip form.
+	text := editBase(t, "lambda = [0.5, 0.9]", "lambda = [0.1, 0.30000000000000004]", "")
+	s, err = parseNoPanic(t, "k.toml", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Run(2 * 2).Key; !strings.HasPrefix(got, "n=10,lambda=0.30000000000000004,") {
+		t.Errorf("key %s", got)
 	}
 }

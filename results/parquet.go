@@ -19,10 +19,16 @@ import (
 // DefaultRowGroup is the number of rows per row group that Create uses when asked for rowGroup <= 0.
 const DefaultRowGroup = 4096
 
-// tmpSuffix is appended to a Writer's path while the file is incomplete.
-const tmpSuffix = ".tmp"
+// TempName is where a Writer for path writes until Close: the same directory, the name prefixed with "." and suffixed
+// with the process id and ".tmp". The dot hides it from dataset readers (pyarrow.dataset, R arrow and polars skip
+// names starting with "." or "_"; DuckDB's *.parquet glob does not match it), so a half-written file is never read as
+// data; the process id keeps two concurrent sweeps of the same dataset from writing into one file (the last rename
+// wins, and each file that appears is complete).
+func TempName(path string) string {
+	return filepath.Join(filepath.Dir(path), fmt.Sprintf(".%s.%d.tmp", filepath.Base(path), os.Getpid()))
+}
 
-// Writer streams rows into one Parquet file. It writes to PATH + ".tmp" and renames to PATH only in Close, so an
+// Writer streams rows into one Parquet file. It writes to TempName(PATH) and renames to PATH only in Close, so an
 // interrupted write never leaves a file that looks complete.
 //
 // Rows are appended straight into Arrow builders; every rowGroup rows they become one record, written at once as one
@@ -122,7 +128,7 @@ func writerProperties(rowGroup int, mem memory.Allocator) *parquet.WriterPropert
 // Create opens a writer for the columns cols with file key-value metadata meta, written in order into the Parquet
 // footer (the only key-value metadata: the Arrow schema is not stored, since the Parquet logical types already read
 // back as the right Arrow, pandas and polars types). rowGroup is the number of rows per row group; rowGroup <= 0 means
-// DefaultRowGroup. Compression is zstd. The file is written to path + ".tmp" (truncated if it exists) and appears at
+// DefaultRowGroup. Compression is zstd. The file is written to TempName(path) (truncated if it exists) and appears at
 // path only when Close succeeds. The directory of path must exist. Errors name the path.
 func Create(path string, cols []Column, meta []KV, rowGroup int) (*Writer, error) {
 	if rowGroup <= 0 {
@@ -132,7 +138,7 @@ func Create(path string, cols []Column, meta []KV, rowGroup int) (*Writer, error
 	if err != nil {
 		return nil, fmt.Errorf("results: %s: %w", path, err)
 	}
-	w := &Writer{path: path, tmp: path + tmpSuffix, cols: append([]Column(nil), cols...), rowGroup: rowGroup}
+	w := &Writer{path: path, tmp: TempName(path), cols: append([]Column(nil), cols...), rowGroup: rowGroup}
 	f, err := os.Create(w.tmp)
 	if err != nil {
 		return nil, fmt.Errorf("results: %s: %w", path, err)
@@ -244,7 +250,7 @@ func (w *Writer) flush() error {
 }
 
 // Close writes the pending rows and the footer, flushes and fsyncs the file, closes it and renames it from
-// path + ".tmp" to path (then fsyncs the directory, best effort). Every error is checked; on any error the .tmp file is
+// TempName(path) to path (then fsyncs the directory, best effort). Every error is checked; on any error the .tmp file is
 // removed and the error returned. Close after Close or Abort returns an error and does nothing.
 func (w *Writer) Close() error {
 	if w.done {

@@ -297,7 +297,7 @@ func exists(t *testing.T, path string) bool {
 func TestAtomic(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "runs.parquet")
-	tmp := path + ".tmp"
+	tmp := TempName(path)
 
 	w, err := Create(path, testCols, testMeta, 4)
 	if err != nil {
@@ -342,7 +342,7 @@ func TestAtomic(t *testing.T) {
 	}
 	w.Abort()
 	w.Abort()
-	if exists(t, path2) || exists(t, path2+".tmp") {
+	if exists(t, path2) || exists(t, TempName(path2)) {
 		t.Fatal("after Abort a file remains")
 	}
 	if err := w.Close(); err == nil {
@@ -372,7 +372,7 @@ func TestCloseErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("Close onto a directory: err = %v, want an error naming %s", err, path)
 	}
-	if exists(t, path+".tmp") {
+	if exists(t, TempName(path)) {
 		t.Error("failed Close left the tmp file")
 	}
 
@@ -394,7 +394,7 @@ func TestCloseErrors(t *testing.T) {
 	if err := w.Close(); err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("Close after the file broke: err = %v, want an error naming %s", err, path)
 	}
-	if exists(t, path) || exists(t, path+".tmp") {
+	if exists(t, path) || exists(t, TempName(path)) {
 		t.Error("a file remains after a failed Close")
 	}
 
@@ -427,7 +427,7 @@ func TestCloseErrors(t *testing.T) {
 	if err := w.Close(); err == nil {
 		t.Error("Close after a failed Write succeeded")
 	}
-	if exists(t, path) || exists(t, path+".tmp") {
+	if exists(t, path) || exists(t, TempName(path)) {
 		t.Error("a file remains after a failed Write and Close")
 	}
 }
@@ -454,7 +454,7 @@ func TestCreateErrors(t *testing.T) {
 		if !strings.Contains(err.Error(), tc.path) {
 			t.Errorf("%s: error %q does not name %s", tc.name, err, tc.path)
 		}
-		if exists(t, tc.path+".tmp") && tc.name != "missing dir" {
+		if exists(t, TempName(tc.path)) && tc.name != "missing dir" {
 			t.Errorf("%s: tmp file left", tc.name)
 		}
 	}
@@ -494,7 +494,7 @@ func TestReadDataset(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "part-1.parquet"), testCols, []KV{{Key: "part", Value: "1"}}, 8, all[25:])
 	writeFile(t, filepath.Join(dir, "part-0.parquet"), testCols, []KV{{Key: "part", Value: "0"}}, 8, all[:25])
 	// Ignored: a tmp file, a subdirectory (even one named *.parquet), other files.
-	if err := os.WriteFile(filepath.Join(dir, "part-2.parquet.tmp"), []byte("partial"), 0o644); err != nil {
+	if err := os.WriteFile(TempName(filepath.Join(dir, "part-2.parquet")), []byte("partial"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("x"), 0o644); err != nil {
@@ -580,7 +580,7 @@ func TestStreaming(t *testing.T) {
 		if err := w.bw.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		fi, err := os.Stat(path + ".tmp")
+		fi, err := os.Stat(TempName(path))
 		if err != nil {
 			t.Fatal(err)
 		}

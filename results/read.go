@@ -33,12 +33,23 @@ func (t *Table) Col(name string) int {
 	return -1
 }
 
+// MetaValue returns the metadata value for key, or "" when absent.
+func (t *Table) MetaValue(key string) string {
+	for _, kv := range t.Meta {
+		if kv.Key == key {
+			return kv.Value
+		}
+	}
+	return ""
+}
+
 // arrowSchemaKey is the key under which Arrow writers store their serialized schema; it is not user metadata.
 const arrowSchemaKey = "ARROW:schema"
 
 // ReadDataset reads every *.parquet file directly inside dir (not *.tmp, not subdirectories) as one table, files in
 // lexical order of their names. The files must have the same column names and types, else an error naming the file
-// that differs. No files is an error naming dir. Meta is the first file's.
+// that differs, and were written from the same spec (equal lbsweep.spec_sha256 metadata). No files is an error naming
+// dir. Meta is the first file's.
 func ReadDataset(dir string) (*Table, error) {
 	ents, err := os.ReadDir(dir) // sorted by name
 	if err != nil {
@@ -72,6 +83,9 @@ func ReadDataset(dir string) (*Table, error) {
 		}
 		if err := sameColumns(t.Columns, ft.Columns); err != nil {
 			return nil, fmt.Errorf("results: %s: schema differs from %s: %w", p, paths[0], err)
+		}
+		if a, b := t.MetaValue(KeySpecSHA256), ft.MetaValue(KeySpecSHA256); a != b {
+			return nil, fmt.Errorf("results: %s was written from another spec than %s (%s %.12s… vs %.12s…): a dataset is one spec's runs; remove the stray file or rerun the sweep", p, paths[0], KeySpecSHA256, b, a)
 		}
 		t.Rows = append(t.Rows, ft.Rows...)
 	}

@@ -19,7 +19,7 @@ import (
 
 const usage = `usage:
   sweep [-o DIR] [-j N] [-q] SPEC.toml     run the experiment; writes DIR/NAME/runs.parquet
-  sweep check [-o DIR] SPEC.toml ...       evaluate the specs' [[expect]] claims on their datasets
+  sweep check [-results DIR] SPEC.toml ... evaluate the specs' [[expect]] claims on their datasets (exit 1 on a failure)
   sweep -list                              models, their parameters, and the dispatch policies
   sweep -schema MODEL                      the results columns of MODEL as a Markdown table
 flags:
@@ -47,6 +47,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	switch {
+	case (*list || *schema != "") && fs.NArg() > 0:
+		fmt.Fprintf(stderr, "sweep: unexpected arguments after -list/-schema: %s\n", strings.Join(fs.Args(), " "))
+		return 2
 	case *list:
 		List(stdout)
 		return 0
@@ -65,7 +68,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *workers < 0 {
-		fmt.Fprintln(stderr, "sweep: -j must be ≥ 1")
+		fmt.Fprintln(stderr, "sweep: -j must be ≥ 1 (or 0 for GOMAXPROCS)")
 		return 2
 	}
 	spec, err := experiments.Load(fs.Arg(0))
@@ -75,6 +78,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	for _, w := range spec.Warnings {
 		fmt.Fprintf(stderr, "sweep: warning: %s: %s\n", spec.File, w)
+	}
+	if stem := strings.TrimSuffix(filepath.Base(spec.File), filepath.Ext(spec.File)); stem != spec.Name {
+		fmt.Fprintf(stderr, "sweep: warning: %s: name %q differs from the file name: the dataset goes to %s, "+
+			"where another spec of the same name would overwrite it (and make figures looks for %s/%s/)\n",
+			spec.File, spec.Name, filepath.Join(*dir, spec.Name), *dir, stem)
 	}
 	log := stderr
 	every := 0 * time.Second
@@ -96,7 +104,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func check(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sweep check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("o", "results", "results root holding DIR/NAME/")
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	dir := fs.String("results", "results", "results root holding `DIR`/NAME/")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -114,9 +123,9 @@ func check(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "sweep: %v\n", err)
 			return 1
 		}
-		t, err := results.ReadDataset(filepath.Join(*dir, spec.Name))
+		t, err := spec.ReadResults(*dir)
 		if err != nil {
-			fmt.Fprintf(stderr, "sweep: %s: %v (run `sweep -o %s %s` first)\n", spec.File, err, *dir, path)
+			fmt.Fprintf(stderr, "sweep: %v\n", err)
 			return 1
 		}
 		for _, v := range spec.Evaluate(t) {
@@ -166,7 +175,8 @@ func List(w io.Writer) {
 			fmt.Fprintf(tw, "  %s\t%s%s\t%s\n", p.Name, p.Kind, def, p.Doc)
 		}
 	}
-	fmt.Fprintln(tw, "policies\t\t")
+	tw.Flush()
+	fmt.Fprintln(w, "policies")
 	for _, e := range policy.Registry {
 		args := "-"
 		if len(e.Args) > 0 {

@@ -50,6 +50,7 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
+	o.Workers = min(o.Workers, max(s.Runs(), 1)) // no idle workers, and no huge -j allocating for nothing
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
@@ -62,6 +63,9 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 		return Summary{}, err
 	}
 	path := filepath.Join(dir, FileName)
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return Summary{}, fmt.Errorf("%s is a directory: the dataset file cannot be written there", path)
+	}
 	cols := model.Columns(s.Model)
 	w, err := results.Create(path, cols, results.Provenance(s.Text, s.SHA256, s.Model.Name()), 0)
 	if err != nil {
@@ -128,7 +132,7 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 		select {
 		case <-ctx.Done():
 			err := context.Cause(ctx)
-			return Summary{}, fmt.Errorf("sweep %s stopped after %d of %d runs: %w", s.Name, next, total, err)
+			return Summary{}, fmt.Errorf("%s: stopped after %d of %d runs, nothing written: %w", s.Name, next, total, err)
 		case d := <-out:
 			pending[d.i] = d
 		}

@@ -51,9 +51,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "plot: %v\n", err)
 			return 1
 		}
-		t, err := results.ReadDataset(filepath.Join(*resDir, spec.Name))
+		t, err := spec.ReadResults(*resDir)
 		if err != nil {
-			fmt.Fprintf(stderr, "plot: %s: %v (run `sweep -o %s %s` first)\n", spec.File, err, *resDir, path)
+			fmt.Fprintf(stderr, "plot: %v\n", err)
 			return 1
 		}
 		sec := Section{Spec: spec, Verdicts: spec.Evaluate(t)}

@@ -9,6 +9,7 @@ package render
 
 import (
 	"fmt"
+	"image/color"
 	"io"
 	"math"
 	"sort"
@@ -226,7 +227,7 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 			p.X.Label.Text = "i (jobs at the server, the one in service included)"
 		}
 		if p.Y.Label.Text == "" {
-			p.Y.Label.Text = "s_i: fraction of servers with >= i jobs"
+			p.Y.Label.Text = "s(i): fraction of servers with >= i jobs"
 		}
 		p.X.Tick.Marker = integerTicks{}
 	} else {
@@ -260,36 +261,47 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 	leg := plot.NewLegend()
 	leg.TextStyle.Font.Size = 8
 	leg.Top, leg.Left = true, true
-	theoryShown := false
+	leg.Padding = vg.Points(2.5)
+	leg.ThumbnailWidth = vg.Points(18)
+	lowerClipped := false
 	for i, sr := range ss {
-		col := plotutil.Color(i)
+		col := palette[i%len(palette)]
 		var pts errPoints
 		var line plotter.XYs
 		for k, x := range sr.x {
+			if f.LogX && !(x > 0) {
+				continue
+			}
 			e := sr.est[k]
-			if keep(e.Mean) && (!f.LogX || x > 0) {
+			if keep(e.Mean) {
 				lo, hi := 0.0, 0.0
 				if !math.IsNaN(e.Half) {
 					lo, hi = e.Half, e.Half
-					if logY && e.Mean-lo < floor {
+					switch {
+					case logY && e.Mean-lo <= 0: // a lower bound ≤ 0 has no place on a log axis: no lower bar
+						lo = 0
+						lowerClipped = true
+					case logY && e.Mean-lo < floor: // the bar runs past the axis: draw it to the edge
 						lo = e.Mean - floor
 					}
 				}
 				pts.XYs = append(pts.XYs, plotter.XY{X: x, Y: e.Mean})
 				pts.lo, pts.hi = append(pts.lo, lo), append(pts.hi, hi)
 			}
-			if keep(sr.theory[k]) && (!f.LogX || x > 0) {
-				line = append(line, plotter.XY{X: x, Y: sr.theory[k]})
+			// Theory is drawn down to any positive value; the canvas clips what lies below the axis.
+			if th := sr.theory[k]; !math.IsNaN(th) && (!logY || th > 0) {
+				line = append(line, plotter.XY{X: x, Y: th})
 			}
 		}
+		thumbs := []plot.Thumbnailer{}
 		if len(line) > 1 {
 			l, err := plotter.NewLine(line)
 			if err != nil {
 				return err
 			}
-			l.LineStyle.Color, l.LineStyle.Width = col, vg.Points(1)
+			l.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1), Dashes: plotutil.Dashes(i)}
 			p.Add(l)
-			theoryShown = true
+			thumbs = append(thumbs, l)
 		}
 		if len(pts.XYs) > 0 {
 			sc, err := plotter.NewScatter(pts.XYs)
@@ -303,15 +315,19 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 			}
 			eb.LineStyle.Color, eb.LineStyle.Width, eb.CapWidth = col, vg.Points(0.7), vg.Points(4)
 			p.Add(eb, sc)
-			leg.Add(sr.label, sc)
+			thumbs = append(thumbs, sc)
+		}
+		if len(thumbs) > 0 {
+			leg.Add(sr.label, thumbs...)
 		}
 	}
-	if theoryShown {
-		l, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 1}, {X: 1, Y: 1}})
-		l.LineStyle.Width = vg.Points(1)
-		leg.Add("lines: theory", l)
+	leg.Add("points: simulation", blank{})
+	leg.Add("lines: theory", blank{})
+	bars := fmt.Sprintf("bars: %.0f%% CI", 100*(1-f.Alpha))
+	leg.Add(bars, blank{})
+	if lowerClipped {
+		leg.Add("(no lower bar if <= 0)", blank{})
 	}
-	leg.Add(fmt.Sprintf("bars: %.0f%% CI", 100*(1-f.Alpha)), blank{})
 	if logY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = decadeTicks{}
@@ -336,13 +352,26 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 	sty.Rotation = math.Pi / 2
 	sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
 	strip := sty.Font.Size + 4
-	plotC := draw.Crop(dc, strip, -legendWidth, 0, 0)
+	plotC := draw.Crop(dc, strip, -legendWidth, 0, -vg.Points(3)) // 3 pt above the title
 	dc.FillText(sty, vg.Point{X: 2, Y: (plotC.Min.Y + plotC.Max.Y) / 2}, ylabel.Text)
 	p.Draw(plotC)
 	lc := draw.Crop(dc, Width-legendWidth+4, 0, 0, -0.25*vg.Inch)
 	leg.Draw(lc)
 	_, err = c.WriteTo(w)
 	return err
+}
+
+// palette is Okabe & Ito's colour-blind-safe set ("Color Universal Design", 2008), yellow last because it is faint on
+// white; series beyond it repeat colours but not glyph shape and dash pattern.
+var palette = []color.Color{
+	color.RGBA{0x00, 0x00, 0x00, 0xff}, // black
+	color.RGBA{0xe6, 0x9f, 0x00, 0xff}, // orange
+	color.RGBA{0x56, 0xb4, 0xe9, 0xff}, // sky blue
+	color.RGBA{0x00, 0x9e, 0x73, 0xff}, // bluish green
+	color.RGBA{0xd5, 0x5e, 0x00, 0xff}, // vermillion
+	color.RGBA{0x00, 0x72, 0xb2, 0xff}, // blue
+	color.RGBA{0xcc, 0x79, 0xa7, 0xff}, // reddish purple
+	color.RGBA{0xf0, 0xe4, 0x42, 0xff}, // yellow
 }
 
 // blank is a legend entry with no thumbnail.
@@ -376,11 +405,16 @@ func (decadeTicks) Ticks(min, max float64) []plot.Tick {
 			labelled++
 		}
 	}
-	if labelled < 2 { // less than a decade in view: label the 2..9 multiples too
-		for i := range ts {
-			if ts[i].Label == "" {
-				ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 3, 64)
-			}
+	for i := range ts {
+		if ts[i].Label != "" {
+			continue
+		}
+		m := ts[i].Value / math.Pow(10, math.Floor(math.Log10(ts[i].Value)+1e-9))
+		switch {
+		case labelled < 2: // less than a decade in view: label every multiple
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 3, 64)
+		case labelled < 4 && (math.Abs(m-2) < 1e-9 || math.Abs(m-5) < 1e-9): // few decades: label 2× and 5× too
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 3, 64)
 		}
 	}
 	return ts
