@@ -190,14 +190,18 @@ func (s *Spec) Evaluate(t *results.Table) []Verdict {
 }
 
 // values returns the metric (element Level−1 for list columns; 0 past a list's end, since queue_tail stops at the
-// longest queue seen) over the rows matching conds.
-func values(t *results.Table, conds []results.Cond, metric string, level int) []float64 {
+// longest queue seen) over the rows matching conds, skipping nulls, and how many rows matched.
+func values(t *results.Table, conds []results.Cond, metric string, level int) (xs []float64, matched int) {
+	return valuesAt(t, t.Where(conds), metric, level), len(t.Where(conds))
+}
+
+func valuesAt(t *results.Table, rows []int, metric string, level int) []float64 {
 	j := t.Col(metric)
 	if j < 0 {
 		return nil
 	}
 	var xs []float64
-	for _, r := range t.Where(conds) {
+	for _, r := range rows {
 		c := t.Rows[r][j]
 		if !c.Valid {
 			continue
@@ -206,7 +210,9 @@ func values(t *results.Table, conds []results.Cond, metric string, level int) []
 		case results.Int64:
 			xs = append(xs, float64(c.I))
 		case results.Float64:
-			xs = append(xs, c.F)
+			if !math.IsNaN(c.F) {
+				xs = append(xs, c.F)
+			}
 		case results.Float64List:
 			if level-1 < len(c.L) {
 				xs = append(xs, c.L[level-1])
@@ -235,13 +241,37 @@ func merge(base, over []results.Cond) []results.Cond {
 }
 
 func (e Expect) evaluate(t *results.Table) Verdict {
-	v := Verdict{Expect: e, Measured: results.MeanCI(values(t, e.Where, e.Metric, e.Level), e.Alpha)}
-	if v.Measured.N == 0 {
+	v := Verdict{Expect: e, Target: "-"}
+	rows := t.Where(e.Where)
+	switch {
+	case len(t.Rows) == 0:
+		v.Reason = "the dataset has no rows"
+		return v
+	case len(rows) == 0:
 		v.Reason = "no rows match the selection"
 		return v
 	}
+	if e.Relation == WithinCI {
+		// Metric and theory over the same rows: those with a theory value.
+		var withTheory []int
+		for _, r := range rows {
+			if len(valuesAt(t, []int{r}, e.Theory, e.Level)) == 1 {
+				withTheory = append(withTheory, r)
+			}
+		}
+		if len(withTheory) < len(rows) {
+			v.Measured = results.MeanCI(valuesAt(t, rows, e.Metric, e.Level), e.Alpha)
+			v.Reason = fmt.Sprintf("%s is null for %d of the %d selected rows: narrow the selection to rows with a closed form", e.Theory, len(rows)-len(withTheory), len(rows))
+			return v
+		}
+	}
+	v.Measured = results.MeanCI(valuesAt(t, rows, e.Metric, e.Level), e.Alpha)
 	m := v.Measured
-	half := m.Half // 0 with one replication: the claim is then checked against its tolerance alone
+	if m.N == 0 {
+		v.Reason = fmt.Sprintf("%s is null in all %d selected rows", e.Metric, len(rows))
+		return v
+	}
+	half := m.Half // NaN with one replication: the claim is then checked against its tolerance alone
 	if math.IsNaN(half) {
 		half = 0
 	}
@@ -250,17 +280,20 @@ func (e Expect) evaluate(t *results.Table) Verdict {
 		v.Target = fmt.Sprintf("%.6g ± %.3g (claimed value's uncertainty; our CI ± %.3g added)", e.Value, e.Tol, half)
 		v.Pass = math.Abs(m.Mean-e.Value) <= e.Tol+half
 	case WithinCI:
-		th := results.MeanCI(values(t, e.Where, e.Theory, e.Level), e.Alpha)
-		if th.N == 0 {
-			v.Reason = "the theory column is null for these rows"
-			return v
-		}
+		th := results.MeanCI(valuesAt(t, rows, e.Theory, e.Level), e.Alpha)
 		v.Target = fmt.Sprintf("%.6g (%s; CI %.0f%% ± %.3g, allowance %.3g)", th.Mean, e.Theory, 100*(1-e.Alpha), half, e.Allowance)
 		v.Pass = math.Abs(m.Mean-th.Mean) <= half+e.Allowance
+		if !v.Pass && m.N < 2 && e.Allowance == 0 {
+			v.Reason = "one value only: no confidence interval to compare with the theory (run 2 or more replications, or give an allowance)"
+		}
 	case LessThan, GreaterThan, Ratio:
-		o := results.MeanCI(values(t, merge(e.Where, e.Other), e.Metric, e.Level), e.Alpha)
+		xs, matched := values(t, merge(e.Where, e.Other), e.Metric, e.Level)
+		o := results.MeanCI(xs, e.Alpha)
 		if o.N == 0 {
 			v.Reason = "no rows match the other selection"
+			if matched > 0 {
+				v.Reason = fmt.Sprintf("%s is null in all %d rows of the other selection", e.Metric, matched)
+			}
 			return v
 		}
 		switch e.Relation {

@@ -40,6 +40,9 @@ type Figure struct {
 	YLabel string
 }
 
+// maxLevels bounds a queue_tail figure's levels (a queue of 1000 jobs is far past any stable tail worth drawing).
+const maxLevels = 1000
+
 var figureKeys = []string{"name", "kind", "title", "where", "series", "x", "y", "theory", "log_x", "log_y", "levels", "alpha", "x_label", "y_label"}
 
 func (d *decoder) figures(s *Spec, raw map[string]any) error {
@@ -98,8 +101,8 @@ func (d *decoder) figures(s *Spec, raw map[string]any) error {
 		if lv, present, err := d.integer(m, "figure", i, "levels"); err != nil {
 			return err
 		} else if present {
-			if lv < 1 {
-				return d.errf("figure", i, "levels", "%d: need levels ≥ 1", lv)
+			if lv < 1 || lv > maxLevels {
+				return d.errf("figure", i, "levels", "%d: need 1 ≤ levels ≤ %d", lv, maxLevels)
 			}
 			f.Levels = int(lv)
 		}
@@ -158,8 +161,14 @@ func (d *decoder) figures(s *Spec, raw map[string]any) error {
 			if j < 0 {
 				return d.errf("figure", i, c.key, "unknown column %q (columns: %s)", c.name, colNames(cols))
 			}
-			if (c.key == "y" || c.key == "theory") && f.Kind == MetricVsParam && cols[j].Type != results.Float64 && cols[j].Type != results.Int64 {
+			numeric := cols[j].Type == results.Float64 || cols[j].Type == results.Int64
+			switch {
+			case (c.key == "x" || c.key == "y" || c.key == "theory") && f.Kind == MetricVsParam && !numeric:
 				return d.errf("figure", i, c.key, "column %q is %s: a metric figure needs a numeric column", c.name, cols[j].Type)
+			case c.key == "theory" && f.Kind == QueueTail && cols[j].Type != results.Float64List:
+				return d.errf("figure", i, c.key, "column %q is %s: a queue_tail figure's theory is a list column such as theory_queue_tail", c.name, cols[j].Type)
+			case c.key == "series" && cols[j].Type == results.Float64List:
+				return d.errf("figure", i, c.key, "column %q is a list: series are made from scalar columns", c.name)
 			}
 		}
 		s.Figures = append(s.Figures, f)

@@ -130,6 +130,11 @@ func (s *Spec) Run(i int) Run {
 	return Run{Index: i, PointIndex: pi, Replication: rep, Point: p, Key: Key(ps, p), Seed: RunSeed(s.Seed, ps, p, rep)}
 }
 
+func firstPoint(s *Spec, i int) model.Point {
+	p, _ := s.Point(i)
+	return p
+}
+
 // maxPoints bounds the grid so that a mistake is an error rather than a day of computing.
 const maxPoints = 10_000_000
 
@@ -147,7 +152,7 @@ func (d *decoder) checkGrid(s *Spec) error {
 		return d.errf("", -1, "replications", "%d points × %d replications is more than %d runs", n, s.Replications, maxPoints)
 	}
 	ps := s.Model.Params()
-	seen := make(map[string]int, n)
+	seen := make(map[uint64]int, n) // key hashes: 8 bytes a point instead of the key string
 	warned := make(map[string]bool)
 	for i := range n {
 		p, from := s.Point(i)
@@ -196,7 +201,8 @@ func (d *decoder) checkGrid(s *Spec) error {
 			}
 		}
 		k := Key(ps, p)
-		if j, dup := seen[k]; dup {
+		h := hash64(k)
+		if j, dup := seen[h]; dup && Key(ps, firstPoint(s, j)) == k {
 			// Name the first axis on which the two points' values differ: those two values make the same point.
 			stride := n
 			for _, a := range s.Axes {
@@ -212,7 +218,7 @@ func (d *decoder) checkGrid(s *Spec) error {
 			}
 			return d.errf("sweep", -1, "", "grid points %d and %d are the same point (%s): remove the duplicate value", j, i, k)
 		}
-		seen[k] = i
+		seen[h] = i
 	}
 	return nil
 }

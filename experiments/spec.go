@@ -16,6 +16,7 @@ import (
 	"os"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -539,7 +540,8 @@ func (d *decoder) sweep(s *Spec, raw map[string]any, md toml.MetaData) error {
 const maxAxis = 1_000_000
 
 // rangeAxis expands an inclusive range {from, to, step} as from + i·step, i = 0, 1, ... while the value does not
-// exceed to (with a relative slack of 1e-9 of a step, so 0.5..0.99 step 0.01 gives exactly 50 values).
+// exceed to (with a relative slack of 1e-9 of a step, so 0.5..0.99 step 0.01 gives exactly 50 values), each value
+// rounded to 12 significant digits.
 func (d *decoder) rangeAxis(p model.Param, key string, m map[string]any) ([]model.Value, error) {
 	for _, k := range sortedKeys(m) {
 		if k != "from" && k != "to" && k != "step" {
@@ -578,6 +580,9 @@ func (d *decoder) rangeAxis(p model.Param, key string, m map[string]any) ([]mode
 	vals := make([]model.Value, int(count))
 	for i := range vals {
 		x := from + float64(i)*step
+		// 12 significant digits drop the arithmetic's noise (0.5 + 7·0.01 = 0.5700000000000001 becomes 0.57), so
+		// values print, select (WHERE "lambda" = 0.57) and seed as the spec's author meant them.
+		x, _ = strconv.ParseFloat(strconv.FormatFloat(x, 'g', 12, 64), 64)
 		if p.Kind == model.Int {
 			vals[i] = model.IntValue(int64(math.Round(x)))
 		} else {

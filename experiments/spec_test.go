@@ -93,7 +93,7 @@ func TestParseBadInput(t *testing.T) {
 		{name: "d = 0", old: `d = 2 }`, new: `d = 0 }`, key: "sweep.policy", line: 13, want: "need 1 ≤ d ≤ n"},
 		{name: "d > n in params", old: "[sweep]\nlambda = [0.5, 0.9]\npolicy = [\"random\", { name = \"jsq_d\", d = 2 }]\n",
 			new: "policy = { name = \"jsq_d\", d = 20 }\n[sweep]\nlambda = [0.5, 0.9]\n", key: "params.policy", line: 11, want: "d 20: need 1 ≤ d ≤ n"},
-		{name: "n = 0", old: "n = 10", new: "n = 0", key: "params.n", line: 7, want: "need n ≥ 1"},
+		{name: "n = 0", old: "n = 10", new: "n = 0", key: "params.n", line: 7, want: "need 1 ≤ n ≤ 2147483647"},
 		{name: "lambda = 1 refused", old: "lambda = [0.5, 0.9]", new: "lambda = [0.5, 1.0]", key: "sweep.lambda", line: 12, want: "allow_unstable = true"},
 		{name: "lambda = 1.2 refused", old: "lambda = [0.5, 0.9]", new: "lambda = [1.2]", key: "sweep.lambda", line: 12, want: "unstable"},
 		{name: "lambda = 0", old: "lambda = [0.5, 0.9]", new: "lambda = [0.0, 0.5]", key: "sweep.lambda", line: 12, want: "need 0 < λ"},
@@ -371,8 +371,13 @@ func TestRanges(t *testing.T) {
 		t.Fatalf("0.5..0.99 step 0.01: %d values, want 50", len(vals))
 	}
 	for i, v := range vals {
-		if want := 0.5 + float64(i)*0.01; v.F != want || !v.Valid {
-			t.Errorf("value %d = %v, want exactly %v (from + i·step)", i, v.F, want)
+		// from + i·step, rounded to 12 significant digits: 0.5 + 7·0.01 is stored as 0.57, not 0.5700000000000001.
+		want, _ := strconv.ParseFloat(strconv.FormatFloat(0.5+float64(i)*0.01, 'g', 12, 64), 64)
+		if v.F != want || !v.Valid {
+			t.Errorf("value %d = %v, want exactly %v (from + i·step, 12 significant digits)", i, v.F, want)
+		}
+		if got := strconv.FormatFloat(v.F, 'g', -1, 64); len(got) > 4 {
+			t.Errorf("value %d prints as %s: float noise from the range arithmetic", i, got)
 		}
 	}
 	if last := vals[len(vals)-1].F; math.Abs(last-0.99) > 1e-12 {

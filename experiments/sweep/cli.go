@@ -33,8 +33,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return check(args[1:], stdout, stderr)
 	}
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	fs.SetOutput(io.Discard) // flag errors are reported below, with the command's prefix
+	fs.Usage = func() {}
 	dir := fs.String("o", "results", "output root: the dataset goes to DIR/NAME/")
 	workers := fs.Int("j", 0, "concurrent runs (default GOMAXPROCS)")
 	quiet := fs.Bool("q", false, "no progress lines")
@@ -42,8 +42,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	schema := fs.String("schema", "", "print the results columns of `MODEL` as Markdown")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			printUsage(fs, stderr)
 			return 0
 		}
+		fmt.Fprintf(stderr, "%s: %v (%s -h for usage)\n", "sweep", err, "sweep")
 		return 2
 	}
 	switch {
@@ -64,7 +66,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "sweep: give exactly one SPEC.toml")
-		fs.Usage()
+		printUsage(fs, stderr)
 		return 2
 	}
 	if *workers < 0 {
@@ -103,13 +105,15 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // check evaluates claims; exit 1 when any fails or a dataset is missing.
 func check(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sweep check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	fs.SetOutput(io.Discard) // flag errors are reported below, with the command's prefix
+	fs.Usage = func() {}
 	dir := fs.String("results", "results", "results root holding `DIR`/NAME/")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			printUsage(fs, stderr)
 			return 0
 		}
+		fmt.Fprintf(stderr, "%s: %v (%s -h for usage)\n", "sweep", err, "sweep")
 		return 2
 	}
 	if fs.NArg() == 0 {
@@ -195,4 +199,12 @@ func SchemaMarkdown(m model.Model) string {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", c.Name, c.Type, c.Unit, strings.ReplaceAll(c.Doc, "|", "\\|"))
 	}
 	return b.String()
+}
+
+// printUsage writes the usage text and the flags' defaults to w.
+func printUsage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, usage)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
 }

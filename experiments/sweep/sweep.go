@@ -38,6 +38,9 @@ type Summary struct {
 	Elapsed time.Duration
 }
 
+// maxWorkers bounds -j: the runs are CPU-bound, so more workers than this only cost memory.
+const maxWorkers = 1024
+
 // FileName is the dataset file a sweep writes inside DIR/NAME/.
 const FileName = "runs.parquet"
 
@@ -50,7 +53,7 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
-	o.Workers = min(o.Workers, max(s.Runs(), 1)) // no idle workers, and no huge -j allocating for nothing
+	o.Workers = min(o.Workers, max(s.Runs(), 1), maxWorkers) // no idle workers; a huge -j allocates nothing
 	if o.Log == nil {
 		o.Log = io.Discard
 	}

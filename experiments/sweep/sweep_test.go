@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"lbsweep/experiments"
@@ -126,5 +127,41 @@ func TestCancelLeavesNoDataset(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Join(dir, "small"))
 	if len(entries) != 0 {
 		t.Errorf("left behind: %v", entries)
+	}
+}
+
+// check and plot read a dataset only through Spec.ReadResults: a dataset from another version of the spec, a stray
+// copy of a file (every run twice) or a file from another spec in the directory is an error, never evaluated.
+func TestReadResultsRefusesStaleAndStray(t *testing.T) {
+	dir := t.TempDir()
+	s := mustParse(t, smallSpec)
+	if _, err := Run(context.Background(), s, Options{Dir: dir, Workers: 2, Every: -1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ReadResults(dir); err != nil {
+		t.Fatalf("fresh dataset refused: %v", err)
+	}
+	edited := mustParse(t, replaceOnce(smallSpec, "horizon = 300.0", "horizon = 301.0"))
+	if _, err := edited.ReadResults(dir); err == nil || !strings.Contains(err.Error(), "another version") {
+		t.Errorf("edited spec: err = %v, want 'another version'", err)
+	}
+	data := filepath.Join(dir, "small", FileName)
+	b, _ := os.ReadFile(data)
+	stray := filepath.Join(dir, "small", "copy.parquet")
+	if err := os.WriteFile(stray, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ReadResults(dir); err == nil || !strings.Contains(err.Error(), "appears twice") {
+		t.Errorf("stray copy: err = %v, want 'appears twice'", err)
+	}
+	os.Remove(stray)
+	other := t.TempDir()
+	if _, err := Run(context.Background(), edited, Options{Dir: other, Workers: 1, Every: -1}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = os.ReadFile(filepath.Join(other, "small", FileName))
+	os.WriteFile(filepath.Join(dir, "small", "zz-other.parquet"), b, 0o644)
+	if _, err := s.ReadResults(dir); err == nil || !strings.Contains(err.Error(), "another spec") {
+		t.Errorf("file from another spec: err = %v, want 'another spec'", err)
 	}
 }

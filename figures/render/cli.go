@@ -15,9 +15,10 @@ import (
 )
 
 const usage = `usage:
-  plot [-results DIR] [-o DIR] SPEC.toml ...
+  plot [-results DIR] [-o OUT] SPEC.toml ...
 Renders every [[figure]] of each spec from DIR/NAME/*.parquet to OUT/NAME-FIGURE.svg, and writes OUT/REPORT.md with
-every [[expect]] claim of the specs given, its measured value and its verdict.
+every [[expect]] claim of the specs given, its measured value and its verdict. A failed claim is reported, not an
+error: plot exits 0 (sweep check is the gate that exits 1).
 flags:
 `
 
@@ -25,19 +26,21 @@ flags:
 // REPORT.md and on stderr but is not a failure of plot (`sweep check` is the gate).
 func Main(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
-	resDir := fs.String("results", "results", "results root holding DIR/NAME/")
-	outDir := fs.String("o", "figures", "where the SVGs and REPORT.md go")
+	fs.SetOutput(io.Discard) // flag errors are reported below, with the command's prefix
+	fs.Usage = func() {}
+	resDir := fs.String("results", "results", "results root holding `DIR`/NAME/")
+	outDir := fs.String("o", "figures", "`OUT`: where the SVGs and REPORT.md go")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			printUsage(fs, stderr)
 			return 0
 		}
+		fmt.Fprintf(stderr, "%s: %v (%s -h for usage)\n", "plot", err, "plot")
 		return 2
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "plot: give one or more SPEC.toml")
-		fs.Usage()
+		printUsage(fs, stderr)
 		return 2
 	}
 	if err := os.MkdirAll(*outDir, 0o755); err != nil {
@@ -122,7 +125,7 @@ func Report(w io.Writer, sections []Section) {
 	for _, s := range sections {
 		fmt.Fprintf(w, "\n## %s\n\n", s.Spec.Name)
 		if s.Spec.Description != "" {
-			fmt.Fprintf(w, "%s\n\n", s.Spec.Description)
+			fmt.Fprintf(w, "%s\n\n", md(s.Spec.Description))
 		}
 		fmt.Fprintf(w, "Spec `%s` (SHA-256 %s…), model `%s`, %d runs (%d points × %d replications).\n\n",
 			filepath.ToSlash(s.Spec.File), s.Spec.SHA256[:12], s.Spec.Model.Name(), s.Spec.Runs(), s.Spec.Points(), s.Spec.Replications)
@@ -148,7 +151,16 @@ func Report(w io.Writer, sections []Section) {
 	}
 }
 
-func md(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+// md makes s safe inside a Markdown table cell: pipes escaped, line breaks and other control characters as spaces.
+func md(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.ReplaceAll(s, "|", "\\|")
+}
 
 func conds(cs []results.Cond) string {
 	if len(cs) == 0 {
@@ -166,4 +178,12 @@ func estimate(e results.Estimate) string {
 		return fmt.Sprintf("%.5g (n = %d)", e.Mean, e.N)
 	}
 	return fmt.Sprintf("%.5g ± %.2g (n = %d)", e.Mean, e.Half, e.N)
+}
+
+// printUsage writes the usage text and the flags' defaults to w.
+func printUsage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, usage)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
 }

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -215,13 +216,13 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 		return fmt.Errorf("figure %s: %w", f.Name, err)
 	}
 	p := plot.New()
-	p.Title.Text = f.Title
+	p.Title.Text = printable(f.Title)
 	p.Title.TextStyle.Font.Size = 10
 	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
 		ax.Label.TextStyle.Font.Size = 9
 		ax.Tick.Label.Font.Size = 8
 	}
-	p.X.Label.Text, p.Y.Label.Text = f.XLabel, f.YLabel
+	p.X.Label.Text, p.Y.Label.Text = printable(f.XLabel), printable(f.YLabel)
 	if f.Kind == experiments.QueueTail {
 		if p.X.Label.Text == "" {
 			p.X.Label.Text = "i (jobs at the server, the one in service included)"
@@ -263,7 +264,7 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 	leg.Top, leg.Left = true, true
 	leg.Padding = vg.Points(2.5)
 	leg.ThumbnailWidth = vg.Points(18)
-	lowerClipped := false
+	lowerClipped, drawn := false, 0
 	for i, sr := range ss {
 		col := palette[i%len(palette)]
 		var pts errPoints
@@ -273,7 +274,7 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 				continue
 			}
 			e := sr.est[k]
-			if keep(e.Mean) {
+			if keep(e.Mean) && !math.IsInf(e.Mean, 0) {
 				lo, hi := 0.0, 0.0
 				if !math.IsNaN(e.Half) {
 					lo, hi = e.Half, e.Half
@@ -286,6 +287,7 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 					}
 				}
 				pts.XYs = append(pts.XYs, plotter.XY{X: x, Y: e.Mean})
+				drawn++
 				pts.lo, pts.hi = append(pts.lo, lo), append(pts.hi, hi)
 			}
 			// Theory is drawn down to any positive value; the canvas clips what lies below the axis.
@@ -327,6 +329,9 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 	leg.Add(bars, blank{})
 	if lowerClipped {
 		leg.Add("(no lower bar if <= 0)", blank{})
+	}
+	if drawn == 0 {
+		return fmt.Errorf("figure %s: nothing to draw (no finite values%s in the selected rows)", f.Name, map[bool]string{true: " > 0 for the log axes", false: ""}[logY || f.LogX])
 	}
 	if logY {
 		p.Y.Scale = plot.LogScale{}
@@ -372,6 +377,16 @@ var palette = []color.Color{
 	color.RGBA{0x00, 0x72, 0xb2, 0xff}, // blue
 	color.RGBA{0xcc, 0x79, 0xa7, 0xff}, // reddish purple
 	color.RGBA{0xf0, 0xe4, 0x42, 0xff}, // yellow
+}
+
+// printable drops control characters (a NUL makes the SVG invalid XML; a newline has no place in a label).
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // blank is a legend entry with no thumbnail.

@@ -123,9 +123,23 @@ func TestDegenerateData(t *testing.T) {
 	tb.Rows = tb.Rows[:1]
 	for _, f := range s.Figures {
 		var buf bytes.Buffer
-		if err := Draw(s, f, tb, &buf); err != nil && !strings.Contains(err.Error(), "no rows") {
-			t.Errorf("%s: %v", f.Name, err)
+		// Zeros on a log axis cannot be drawn: an error saying so, never a panic or an empty figure.
+		if err := Draw(s, f, tb, &buf); err == nil || !strings.Contains(err.Error(), "nothing to draw") && !strings.Contains(err.Error(), "no rows") {
+			t.Errorf("%s: err = %v, want \"nothing to draw\" or \"no rows\"", f.Name, err)
 		}
+	}
+	// A log x axis over a parameter that is 0 everywhere (warmup here) is an error too, not a gonum panic.
+	logx, err := experiments.Parse("fig.toml", strings.Replace(figSpec, `x = "lambda"`, "x = \"warmup\"\nlog_x = true", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := table(t, logx)
+	w := zero.Col("warmup")
+	for i := range zero.Rows {
+		zero.Rows[i][w] = results.Float(0)
+	}
+	if err := Draw(logx, logx.Figures[1], zero, &bytes.Buffer{}); err == nil {
+		t.Error("log x over zeros: no error")
 	}
 	if err := Draw(s, s.Figures[0], &results.Table{Columns: tb.Columns}, &bytes.Buffer{}); err == nil {
 		t.Error("an empty dataset should be an error, not an empty figure")

@@ -49,7 +49,7 @@ const (
 const timeUnit = "mean service times"
 
 var params = []model.Param{
-	pN:           {Name: "n", Kind: model.Int, Doc: "number of servers, n ≥ 1"},
+	pN:           {Name: "n", Kind: model.Int, Doc: "number of servers, 1 ≤ n ≤ 2^31−1"},
 	pLambda:      {Name: "lambda", Kind: model.Float, Unit: "jobs per server per unit time", Doc: "arrival rate per server (load), 0 < λ < 1 for stability; total arrival rate λ·n"},
 	pHorizon:     {Name: "horizon", Kind: model.Float, Unit: timeUnit, Doc: "simulated time at which arrivals stop, > 0"},
 	pWarmup:      {Name: "warmup", Kind: model.Float, Unit: timeUnit, Default: model.FloatValue(0), Doc: "start of the measurement window, 0 ≤ warmup < horizon"},
@@ -59,7 +59,7 @@ var params = []model.Param{
 }
 
 var metrics = []results.Column{
-	{Name: "mean_sojourn", Type: results.Float64, Unit: timeUnit, Doc: "mean sojourn time (wait + service) of jobs arriving in [warmup, horizon); exact"},
+	{Name: "mean_sojourn", Type: results.Float64, Unit: timeUnit, Doc: "mean sojourn time (wait + service) of jobs arriving in [warmup, horizon); exact; null when no job arrived"},
 	{Name: "p50_sojourn", Type: results.Float64, Unit: timeUnit, Doc: "median sojourn time, relative error ≤ 0.1% (DDSketch)"},
 	{Name: "p99_sojourn", Type: results.Float64, Unit: timeUnit, Doc: "99th-percentile sojourn time, relative error ≤ 0.1% (DDSketch)"},
 	{Name: "queue_tail", Type: results.Float64List, Doc: "element k: time-average fraction of servers with at least k+1 jobs (job in service included) over [warmup, horizon); length = longest queue seen"},
@@ -99,8 +99,8 @@ func (Model) Metrics() []results.Column { return metrics }
 func (Model) Check(p model.Point, allowUnstable bool) (warnings []string, err error) {
 	n, lambda := p[pN].I, p[pLambda].F
 	switch {
-	case n < 1:
-		return nil, model.Issue{Param: "n", Message: fmt.Sprintf("%d servers: need n ≥ 1", n)}
+	case n < 1 || n > math.MaxInt32:
+		return nil, model.Issue{Param: "n", Message: fmt.Sprintf("%d servers: need 1 ≤ n ≤ %d", n, math.MaxInt32)}
 	case !(lambda > 0) || math.IsInf(lambda, 0):
 		return nil, model.Issue{Param: "lambda", Message: fmt.Sprintf("%v: need 0 < λ", lambda)}
 	case !(p[pHorizon].F > 0) || math.IsInf(p[pHorizon].F, 0):
@@ -113,6 +113,10 @@ func (Model) Check(p model.Point, allowUnstable bool) (warnings []string, err er
 		if !allowUnstable {
 			return nil, model.Issue{Param: "lambda", Message: msg + "; set allow_unstable = true to run it anyway"}
 		}
+		// Jobs pile up at about (λ − 1)·n per unit time, each holding 8 bytes until it is served.
+		if backlog := (lambda - 1) * float64(n) * p[pHorizon].F; backlog > maxBacklog {
+			return nil, model.Issue{Param: "lambda", Message: fmt.Sprintf("%v: about %.3g jobs would wait at the horizon (more than %.0g): shorten the horizon or lower λ", lambda, backlog, float64(maxBacklog))}
+		}
 		warnings = append(warnings, msg+"; its statistics are not steady-state")
 	}
 	if pol := policy.Registry[p[pPolicy].I]; pol.Takes("d") {
@@ -122,6 +126,10 @@ func (Model) Check(p model.Point, allowUnstable bool) (warnings []string, err er
 	}
 	return warnings, nil
 }
+
+// maxBacklog bounds the jobs an unstable run may accumulate (about 1.6 GB of arrival times at 8 bytes each, with the
+// rings' doubling).
+const maxBacklog = 1e8
 
 // Cost implements model.Model: about two events (arrival, departure) per job.
 func (Model) Cost(p model.Point) float64 { return 2 * p[pLambda].F * float64(p[pN].I) * p[pHorizon].F }
@@ -134,10 +142,16 @@ func (Model) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
 		policy: policy.Registry[p[pPolicy].I].New(policy.Args{D: int(p[pD].I), Replacement: p[pReplacement].B}, n),
 	}
 	out := simulate(cfg, sim.NewStreams(seed))
+	sojourn := func(x float64) results.Cell { // null, not NaN, when no job arrived in the window
+		if out.sojourns.Count() == 0 {
+			return results.Null()
+		}
+		return results.Float(x)
+	}
 	row := []results.Cell{
-		results.Float(out.sojourns.Mean()),
-		results.Float(out.sojourns.Quantile(0.5)),
-		results.Float(out.sojourns.Quantile(0.99)),
+		sojourn(out.sojourns.Mean()),
+		sojourn(out.sojourns.Quantile(0.5)),
+		sojourn(out.sojourns.Quantile(0.99)),
 		results.List(out.tail),
 		results.Float(out.meanMax),
 		results.Int(int64(out.peak)),
