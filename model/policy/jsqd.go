@@ -8,6 +8,9 @@ const jsqdDoc = "JSQ(d), the power of d choices: sample d servers uniformly (dis
 	"least request), join the shortest, ties uniformly at random (Mitzenmacher, IEEE TPDS 12(10), 2001; Vvedenskaya, " +
 	"Dobrushin & Karpelevich, 1996)"
 
+// maxRejection is the largest d sampled by rejection (a linear duplicate check); larger d use partial Fisher–Yates.
+const maxRejection = 8
+
 // jsqd samples in a uniformly random order and keeps the first strict minimum: the order is exchangeable, so the
 // first minimum is uniform among the tied minima with no extra random number (as Envoy's strict less-than).
 type jsqd struct {
@@ -35,6 +38,36 @@ func (p *jsqd) Pick(l *sim.Levels, r *sim.Rand) int {
 		for range p.d - 1 {
 			k := r.IntN(n)
 			if q := l.Len(k); q < bq {
+				best, bq = k, q
+			}
+		}
+		return best
+	}
+	if p.d == 2 { // a uniform ordered pair of distinct servers from two draws
+		a, b := r.IntN(n), r.IntN(n-1)
+		if b >= a {
+			b++
+		}
+		if l.Len(b) < l.Len(a) {
+			return b
+		}
+		return a
+	}
+	if 4*p.d <= n && p.d <= maxRejection {
+		// Sequential draws, each redrawn until it is new: every draw is uniform over the servers not yet sampled,
+		// so the sample is a uniformly random ordered d-subset (expected draws < d·4/3 since d ≤ n/4).
+		var seen [maxRejection]int
+		best, bq := -1, int32(0)
+		for j := range p.d {
+		draw:
+			k := r.IntN(n)
+			for _, x := range seen[:j] {
+				if x == k {
+					goto draw
+				}
+			}
+			seen[j] = k
+			if q := l.Len(k); best < 0 || q < bq {
 				best, bq = k, q
 			}
 		}

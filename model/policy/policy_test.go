@@ -380,3 +380,34 @@ func TestChiSquareCritical(t *testing.T) {
 		t.Errorf("ChiSquared{K: 9}.Quantile(0.999) = %v, want 27.87716", c)
 	}
 }
+
+// The rejection sampler (3 ≤ d ≤ 8, 4d ≤ n) draws a uniformly random d-subset: with one empty server among n = 12 and
+// the rest equally loaded, d = 3 picks the empty one exactly when it is sampled, with probability d/n = 1/4, and the
+// others uniformly otherwise. Tested with a two-sided normal approximation to the binomial at alphaPolicyRejection.
+func TestJSQdRejectionSampler(t *testing.T) {
+	const alphaPolicyRejection = 0.001
+	const n, d, picks = 12, 3, 200_000
+	l := sim.NewLevels(n)
+	for k := 1; k < n; k++ {
+		for range 5 {
+			l.Up(k, 0)
+		}
+	}
+	p := newJSQd(Args{D: d}, n)
+	r := sim.NewRand(21, 22)
+	counts := make([]int, n)
+	for range picks {
+		counts[p.Pick(l, r)]++
+	}
+	z := distuv.UnitNormal.Quantile(1 - alphaPolicyRejection/2)
+	check := func(what string, got int, prob float64) {
+		mean, sd := picks*prob, math.Sqrt(picks*prob*(1-prob))
+		if math.Abs(float64(got)-mean) > z*sd {
+			t.Errorf("%s: %d picks, expected %.0f ± %.0f", what, got, mean, z*sd)
+		}
+	}
+	check("empty server", counts[0], float64(d)/n)
+	for k := 1; k < n; k++ {
+		check(fmt.Sprintf("server %d", k), counts[k], (1-float64(d)/n)/(n-1))
+	}
+}

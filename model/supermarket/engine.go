@@ -36,11 +36,15 @@ func simulate(c config, s sim.Streams) outcome {
 		lv.Mark(0)
 		marked = true
 	}
+	// The departure clock td is Exp(busy) from the moment it was drawn; by memorylessness an unfired clock is still
+	// exactly distributed while busy is unchanged, so it is redrawn only when it fires or busy changes.
+	busy, td := 0, math.Inf(1)
 	for {
-		busy := lv.Count(1)
-		td := math.Inf(1)
-		if busy > 0 {
-			td = t + s.Service.Exp()/float64(busy)
+		if b := lv.Count(1); b != busy {
+			busy, td = b, math.Inf(1)
+			if busy > 0 {
+				td = t + s.Service.Exp()/float64(busy)
+			}
 		}
 		next := min(ta, td)
 		if !ended && next >= c.horizon {
@@ -76,6 +80,7 @@ func simulate(c config, s sim.Streams) outcome {
 		k := lv.Busy(s.Service.IntN(busy))
 		arrived := fifo[k].Pop()
 		lv.Down(k, t)
+		busy = -1 // the clock fired: draw the next one
 		if arrived >= c.warmup && arrived < c.horizon {
 			soj.Add(t - arrived)
 		}

@@ -8,7 +8,8 @@
 // Exact continuous-time Markov chain simulation. With B busy servers, the next departure happens after an Exp(B) time
 // at a busy server chosen uniformly (memorylessness of Exp(1) service), and the next arrival after an Exp(λn) time.
 // The two clocks race: the arrival clock is drawn from the arrival stream and kept until it fires; the departure
-// clock is drawn afresh from the service stream after every event (exact, by memorylessness). Runs that differ only
+// clock is drawn from the service stream when it fires or when the number of busy servers changes (exact, by
+// memorylessness: an unfired Exp(B) clock is still Exp(B) from any later moment while B is unchanged). Runs that differ only
 // in their policy therefore see the same arrival times (common random numbers). Sojourn times are exact: each job's
 // arrival time waits in its server's FIFO ring and its departure is a real event time. Cost per event: O(1) plus
 // the policy's pick.
