@@ -30,6 +30,10 @@ type Expect struct {
 	Relation  Relation
 	Value     float64        // Approx: the claimed value
 	Tol       float64        // Approx: the claimed value's own uncertainty (its rounding, or its published CI)
+	// ClaimedRuns (Approx): the claimed value is itself a simulation estimate from this many independent runs of the
+	// same setting. Our CI half-width h over N runs then widens to h·√(1 + N/ClaimedRuns), the CI of the difference of
+	// two such estimates with our sample variance standing in for theirs. 0: the claimed value is exact up to Tol.
+	ClaimedRuns int
 	Theory    string         // WithinCI: the theory column (same Level for lists)
 	Allowance float64        // WithinCI: absolute slack added to the CI half-width (e.g. a finite-n allowance)
 	Other     []results.Cond // LessThan, GreaterThan, Ratio: replaces or adds to Where for the other selection
@@ -37,7 +41,7 @@ type Expect struct {
 	Alpha     float64        // confidence level 1 − Alpha for the CI; default 0.05
 }
 
-var expectKeys = []string{"source", "where", "metric", "level", "approx", "tol", "theory", "allowance", "less_than", "greater_than", "ratio", "alpha"}
+var expectKeys = []string{"source", "where", "metric", "level", "approx", "tol", "claimed_runs", "theory", "allowance", "less_than", "greater_than", "ratio", "alpha"}
 
 func (d *decoder) expects(s *Spec, raw map[string]any) error {
 	v, ok := raw["expect"]
@@ -116,6 +120,14 @@ func (d *decoder) expects(s *Spec, raw map[string]any) error {
 				return d.errf("expect", i, "tol", "approx needs a tolerance tol ≥ 0 (say in source where it comes from)")
 			}
 			e.Tol = tol
+			if cr, present, err := d.integer(m, "expect", i, "claimed_runs"); err != nil {
+				return err
+			} else if present {
+				if cr < 1 {
+					return d.errf("expect", i, "claimed_runs", "%d: need claimed_runs ≥ 1", cr)
+				}
+				e.ClaimedRuns = int(cr)
+			}
 		case "theory":
 			e.Relation = WithinCI
 			if e.Theory, err = d.str(m, "expect", i, "theory", true); err != nil {
@@ -277,7 +289,12 @@ func (e Expect) evaluate(t *results.Table) Verdict {
 	}
 	switch e.Relation {
 	case Approx:
-		v.Target = fmt.Sprintf("%.6g ± %.3g (claimed value's uncertainty; our CI ± %.3g added)", e.Value, e.Tol, half)
+		what := "our CI"
+		if e.ClaimedRuns > 0 {
+			half *= math.Sqrt(1 + float64(m.N)/float64(e.ClaimedRuns))
+			what = fmt.Sprintf("CI of the difference with a %d-run estimate", e.ClaimedRuns)
+		}
+		v.Target = fmt.Sprintf("%.6g ± %.3g (claimed value's rounding; %s ± %.3g added)", e.Value, e.Tol, what, half)
 		v.Pass = math.Abs(m.Mean-e.Value) <= e.Tol+half
 	case WithinCI:
 		th := results.MeanCI(valuesAt(t, rows, e.Theory, e.Level), e.Alpha)
