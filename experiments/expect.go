@@ -23,22 +23,22 @@ const (
 
 // Expect is one [[expect]] table: a claim of the experiment's source, as data.
 type Expect struct {
-	Source    string         // where the claim comes from: seed file and section, or paper and table
-	Where     []results.Cond // the rows the claim is about
-	Metric    string         // a numeric metric column, or a list column with Level
-	Level     int            // list columns: the 1-based element (queue_tail level i is s_i)
-	Relation  Relation
-	Value     float64        // Approx: the claimed value
-	Tol       float64        // Approx: the claimed value's own uncertainty (its rounding, or its published CI)
+	Source   string         // where the claim comes from: seed file and section, or paper and table
+	Where    []results.Cond // the rows the claim is about
+	Metric   string         // a numeric metric column, or a list column with Level
+	Level    int            // list columns: the 1-based element (queue_tail level i is s_i)
+	Relation Relation
+	Value    float64 // Approx: the claimed value
+	Tol      float64 // Approx: the claimed value's own uncertainty (its rounding, or its published CI)
 	// ClaimedRuns (Approx): the claimed value is itself a simulation estimate from this many independent runs of the
 	// same setting. Our CI half-width h over N runs then widens to h·√(1 + N/ClaimedRuns), the CI of the difference of
 	// two such estimates with our sample variance standing in for theirs. 0: the claimed value is exact up to Tol.
 	ClaimedRuns int
-	Theory    string         // WithinCI: the theory column (same Level for lists)
-	Allowance float64        // WithinCI: absolute slack added to the CI half-width (e.g. a finite-n allowance)
-	Other     []results.Cond // LessThan, GreaterThan, Ratio: replaces or adds to Where for the other selection
-	Min, Max  float64        // Ratio
-	Alpha     float64        // confidence level 1 − Alpha for the CI; default 0.05
+	Theory      string         // WithinCI: the theory column (same Level for lists)
+	Allowance   float64        // WithinCI: absolute slack added to the CI half-width (e.g. a finite-n allowance)
+	Other       []results.Cond // LessThan, GreaterThan, Ratio: replaces or adds to Where for the other selection
+	Min, Max    float64        // Ratio
+	Alpha       float64        // confidence level 1 − Alpha for the CI; default 0.05
 }
 
 var expectKeys = []string{"source", "where", "metric", "level", "approx", "tol", "claimed_runs", "theory", "allowance", "less_than", "greater_than", "ratio", "alpha"}
