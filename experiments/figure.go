@@ -23,6 +23,15 @@ const (
 
 var figureKinds = map[string]FigureKind{"queue_tail": QueueTail, "metric": MetricVsParam}
 
+// Stat is what a figure's points show over a grid point's replications.
+type Stat uint8
+
+// Stats, as specs name them in `stat`.
+const (
+	Mean   Stat = iota // the mean, with a (1−Alpha) Student-t confidence interval as error bars (default)
+	Median             // the median, with the range (minimum to maximum) as error bars
+)
+
 // Figure is one [[figure]] table: what cmd/plot renders to figures/<spec name>-<Name>.svg.
 type Figure struct {
 	Name   string // [a-z0-9-]+
@@ -31,11 +40,12 @@ type Figure struct {
 	Where  []results.Cond // rows drawn
 	Series []string       // columns whose values make the series (nulls skipped in labels); empty for one series
 	X, Y   string         // MetricVsParam: columns on the axes
-	Theory string         // theory column drawn as lines; "" for none
+	Theory []string       // theory columns drawn as lines (the first in the series' dash, the others dotted); none: no lines
 	LogX   bool
 	LogY   bool
 	Levels int     // QueueTail: largest i shown (0: all levels with data)
 	Alpha  float64 // error bars are (1−Alpha) confidence intervals; default 0.05
+	Stat   Stat
 	XLabel string
 	YLabel string
 }
@@ -43,7 +53,7 @@ type Figure struct {
 // maxLevels bounds a queue_tail figure's levels (a queue of 1000 jobs is far past any stable tail worth drawing).
 const maxLevels = 1000
 
-var figureKeys = []string{"name", "kind", "title", "where", "series", "x", "y", "theory", "log_x", "log_y", "levels", "alpha", "x_label", "y_label"}
+var figureKeys = []string{"name", "kind", "title", "where", "series", "x", "y", "theory", "log_x", "log_y", "levels", "alpha", "stat", "x_label", "y_label"}
 
 func (d *decoder) figures(s *Spec, raw map[string]any) error {
 	v, ok := raw["figure"]
@@ -81,7 +91,7 @@ func (d *decoder) figures(s *Spec, raw map[string]any) error {
 		for _, sf := range []struct {
 			key string
 			dst *string
-		}{{"title", &f.Title}, {"x", &f.X}, {"y", &f.Y}, {"theory", &f.Theory}, {"x_label", &f.XLabel}, {"y_label", &f.YLabel}} {
+		}{{"title", &f.Title}, {"x", &f.X}, {"y", &f.Y}, {"x_label", &f.XLabel}, {"y_label", &f.YLabel}} {
 			if *sf.dst, err = d.str(m, "figure", i, sf.key, false); err != nil {
 				return err
 			}
@@ -117,26 +127,25 @@ func (d *decoder) figures(s *Spec, raw map[string]any) error {
 		if f.Where, err = d.conds(cols, m, "figure", i, "where"); err != nil {
 			return err
 		}
-		switch x := m["series"].(type) {
-		case nil:
-		case string:
-			f.Series = []string{x}
-		case []any:
-			for _, e := range x {
-				name, ok := e.(string)
-				if !ok {
-					return d.errf("figure", i, "series", "expected column names, got %s", tomlType(e))
-				}
-				f.Series = append(f.Series, name)
-			}
-		default:
-			return d.errf("figure", i, "series", "expected a column name or a list of them, got %s", tomlType(x))
+		switch st, err := d.str(m, "figure", i, "stat", false); {
+		case err != nil:
+			return err
+		case st == "median":
+			f.Stat = Median
+		case st != "" && st != "mean":
+			return d.errf("figure", i, "stat", "unknown stat %q (mean: CI bars; median: min-max bars)", st)
+		}
+		if f.Series, err = d.names(m, "figure", i, "series"); err != nil {
+			return err
+		}
+		if f.Theory, err = d.names(m, "figure", i, "theory"); err != nil {
+			return err
 		}
 		switch f.Kind {
 		case QueueTail:
 			f.Y = "queue_tail"
 			if _, present := m["theory"]; !present {
-				f.Theory = "theory_queue_tail"
+				f.Theory = []string{"theory_queue_tail"}
 			}
 			if f.X != "" {
 				return d.errf("figure", i, "x", "a queue_tail figure has the level i on its x axis: remove x")
@@ -146,12 +155,15 @@ func (d *decoder) figures(s *Spec, raw map[string]any) error {
 				return d.errf("figure", i, "", "a metric figure needs x (a parameter column) and y (a metric column)")
 			}
 			if _, present := m["theory"]; !present && colIndex(cols, "theory_"+f.Y) >= 0 {
-				f.Theory = "theory_" + f.Y
+				f.Theory = []string{"theory_" + f.Y}
 			}
 		}
-		checks := []struct{ key, name string }{{"x", f.X}, {"y", f.Y}, {"theory", f.Theory}}
+		checks := []struct{ key, name string }{{"x", f.X}, {"y", f.Y}}
 		for _, sc := range f.Series {
 			checks = append(checks, struct{ key, name string }{"series", sc})
+		}
+		for _, tc := range f.Theory {
+			checks = append(checks, struct{ key, name string }{"theory", tc})
 		}
 		for _, c := range checks {
 			if c.name == "" {
@@ -174,6 +186,31 @@ func (d *decoder) figures(s *Spec, raw map[string]any) error {
 		s.Figures = append(s.Figures, f)
 	}
 	return nil
+}
+
+// names decodes a column name or a list of them ("" and [] mean none).
+func (d *decoder) names(m map[string]any, table string, idx int, key string) ([]string, error) {
+	switch x := m[key].(type) {
+	case nil:
+		return nil, nil
+	case string:
+		if x == "" {
+			return nil, nil
+		}
+		return []string{x}, nil
+	case []any:
+		var out []string
+		for _, e := range x {
+			name, ok := e.(string)
+			if !ok {
+				return nil, d.errf(table, idx, key, "expected column names, got %s", tomlType(e))
+			}
+			out = append(out, name)
+		}
+		return out, nil
+	default:
+		return nil, d.errf(table, idx, key, "expected a column name or a list of them, got %s", tomlType(x))
+	}
 }
 
 func colIndex(cols []results.Column, name string) int {

@@ -169,7 +169,7 @@ func (d *decoder) checkGrid(s *Spec) error {
 			return "params", ""
 		}
 		for k, prm := range ps {
-			if p[k].Valid {
+			if p[k].Valid || prm.Optional {
 				continue
 			}
 			if prm.Policy && k != model.Index(ps, "policy") {

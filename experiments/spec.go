@@ -22,13 +22,15 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"lbsweep/model"
+	"lbsweep/model/bins"
 	"lbsweep/model/policy"
 	"lbsweep/model/supermarket"
 )
 
 // Models is the registry of models by the name specs use; `sweep -list` prints it.
 var Models = map[string]model.Model{
-	"supermarket": supermarket.Model{},
+	"supermarket":     supermarket.Model{},
+	"balls_into_bins": bins.Model{},
 }
 
 // ModelNames returns the registered model names, sorted.
@@ -399,6 +401,36 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
+// choiceSetting decodes an axis value of a choice (enum) parameter written as a table { name = choice, param = value,
+// ... }: the choice together with other parameters that go with it (e.g. { name = "threshold", threshold = 10 } on a
+// scheme axis), so one axis can hold variants that differ in more than one parameter.
+func choiceSetting(ps []model.Param, i int, tbl map[string]any) (Setting, string) {
+	name, ok := tbl["name"]
+	if !ok {
+		return nil, fmt.Sprintf("a %s table needs name = \"...\" (choices: %s)", ps[i].Name, strings.Join(ps[i].Choices, ", "))
+	}
+	val, msg := value(ps[i], name)
+	if msg != "" {
+		return nil, msg
+	}
+	set := Setting{{Param: i, Value: val}}
+	for _, k := range sortedKeys(tbl) {
+		if k == "name" {
+			continue
+		}
+		j := model.Index(ps, k)
+		if j < 0 || j == i {
+			return nil, fmt.Sprintf("%q is not another parameter (parameters: %s)", k, paramNames(ps))
+		}
+		v, msg := value(ps[j], tbl[k])
+		if msg != "" {
+			return nil, fmt.Sprintf("%s: %s", k, msg)
+		}
+		set = append(set, Assign{Param: j, Value: v})
+	}
+	return set, ""
+}
+
 // policySetting decodes a policy: a name, or an inline table {name = ..., arg = ...}.
 func (d *decoder) policySetting(ps []model.Param, v any) (Setting, string) {
 	pi := model.Index(ps, "policy")
@@ -492,6 +524,14 @@ func (d *decoder) sweep(s *Spec, raw map[string]any, md toml.MetaData) error {
 			for j, e := range x {
 				if ps[i].Name == "policy" {
 					set, msg := d.policySetting(ps, e)
+					if msg != "" {
+						return d.errf("sweep", -1, key, "element %d: %s", j+1, msg)
+					}
+					ax.Values = append(ax.Values, set)
+					continue
+				}
+				if tbl, isTable := e.(map[string]any); isTable && ps[i].Kind == model.Enum {
+					set, msg := choiceSetting(ps, i, tbl)
 					if msg != "" {
 						return d.errf("sweep", -1, key, "element %d: %s", j+1, msg)
 					}

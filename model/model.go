@@ -56,6 +56,9 @@ type Param struct {
 	// Default is used when the spec does not set the parameter; Valid = false means the parameter is required, or,
 	// for policy arguments, that it is null for policies that do not take it.
 	Default Value
+	// Optional marks a parameter that may stay unset (a null column); Model.Check says which combinations are valid
+	// (e.g. exactly one of m and balls_per_bin).
+	Optional bool
 }
 
 // Value is one parameter value; the field matching the parameter's Kind holds it (Enum: I is the choice index).

@@ -134,11 +134,19 @@ func check(args []string, stdout, stderr io.Writer) int {
 		}
 		for _, v := range spec.Evaluate(t) {
 			verdict := "ok"
-			if !v.Pass {
+			switch {
+			case v.Pass && v.Expect.KnownFailure != "":
+				verdict = "PASSES, but is declared a known failure: remove known_failure"
+			case v.Pass:
+			case v.Expect.KnownFailure != "":
+				verdict = "not reproduced, as declared (" + v.Expect.KnownFailure + "): " + v.Reason
+			default:
 				verdict = "FAIL: " + v.Reason
-				failed++
-			} else {
+			}
+			if v.OK() {
 				passed++
+			} else {
+				failed++
 			}
 			fmt.Fprintf(stdout, "%s: %s: %s = %s; claim %s: %s\n", spec.Name, v.Expect.Source, metricName(v.Expect), FormatEstimate(v.Measured), v.Target, verdict)
 		}

@@ -114,7 +114,7 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 					cancel(err)
 					return
 				}
-				var ev int64
+				ev := int64(s.Model.Cost(s.Run(i).Point)) // models without an events column: their cost estimate
 				if evCol >= 0 {
 					ev = row[evCol].I
 				}

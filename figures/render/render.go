@@ -32,15 +32,15 @@ import (
 const (
 	Width       = 6 * vg.Inch
 	Height      = 3.6 * vg.Inch
-	legendWidth = 1.75 * vg.Inch
+	legendWidth = 1.9 * vg.Inch
 )
 
 // series is one curve: simulated points with CIs and the theory at the same x.
 type series struct {
 	label  string
 	x      []float64
-	est    []results.Estimate
-	theory []float64 // NaN where none
+	est    []summary
+	theory [][]float64 // theory[c][k]: theory column c at x[k]; NaN where none
 }
 
 // group splits rows into series by the values of cols, in order of first appearance.
@@ -59,7 +59,7 @@ func group(t *results.Table, rows []int, cols []string) ([]string, map[string][]
 				continue
 			}
 			switch {
-			case c == "policy":
+			case t.Columns[idx[i]].Type == results.String: // a name (policy, scheme): the value alone
 				parts = append(parts, cell.S)
 			case t.Columns[idx[i]].Type == results.Bool:
 				if cell.B { // a flag: named when set, omitted when not
@@ -133,20 +133,21 @@ func build(f experiments.Figure, t *results.Table) ([]series, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("no rows match the figure's selection")
 	}
-	ycol, tcol := t.Col(f.Y), -1
+	ycol := t.Col(f.Y)
 	if ycol < 0 {
 		return nil, fmt.Errorf("the dataset has no column %q", f.Y)
 	}
-	if f.Theory != "" {
-		if tcol = t.Col(f.Theory); tcol < 0 {
-			return nil, fmt.Errorf("the dataset has no column %q", f.Theory)
+	tcols := make([]int, len(f.Theory))
+	for c, name := range f.Theory {
+		if tcols[c] = t.Col(name); tcols[c] < 0 {
+			return nil, fmt.Errorf("the dataset has no column %q", name)
 		}
 	}
 	order, by := group(t, rows, f.Series)
 	var out []series
 	for _, label := range order {
 		rs := by[label]
-		s := series{label: label}
+		s := series{label: label, theory: make([][]float64, len(tcols))}
 		switch f.Kind {
 		case experiments.QueueTail:
 			levels := f.Levels
@@ -156,17 +157,19 @@ func build(f experiments.Figure, t *results.Table) ([]series, error) {
 				}
 			}
 			for i := 1; i <= levels; i++ {
-				ys, ths := make([]float64, len(rs)), make([]float64, len(rs))
+				ys := make([]float64, len(rs))
 				for k, r := range rs {
 					ys[k] = num(t, r, ycol, i, 0)
-					ths[k] = math.NaN()
-					if tcol >= 0 {
-						ths[k] = num(t, r, tcol, i, math.NaN())
-					}
 				}
 				s.x = append(s.x, float64(i))
-				s.est = append(s.est, results.MeanCI(ys, f.Alpha))
-				s.theory = append(s.theory, meanOf(ths))
+				s.est = append(s.est, summarize(ys, f))
+				for c, tcol := range tcols {
+					ths := make([]float64, len(rs))
+					for k, r := range rs {
+						ths[k] = num(t, r, tcol, i, math.NaN())
+					}
+					s.theory[c] = append(s.theory[c], meanOf(ths))
+				}
 			}
 		case experiments.MetricVsParam:
 			xcol := t.Col(f.X)
@@ -184,21 +187,54 @@ func build(f experiments.Figure, t *results.Table) ([]series, error) {
 			}
 			sort.Float64s(xs)
 			for _, x := range xs {
-				var ys, ths []float64
+				var ys []float64
 				for _, r := range byX[x] {
 					ys = append(ys, num(t, r, ycol, 0, math.NaN()))
-					if tcol >= 0 {
-						ths = append(ths, num(t, r, tcol, 0, math.NaN()))
-					}
 				}
 				s.x = append(s.x, x)
-				s.est = append(s.est, results.MeanCI(ys, f.Alpha))
-				s.theory = append(s.theory, meanOf(ths))
+				s.est = append(s.est, summarize(ys, f))
+				for c, tcol := range tcols {
+					var ths []float64
+					for _, r := range byX[x] {
+						ths = append(ths, num(t, r, tcol, 0, math.NaN()))
+					}
+					s.theory[c] = append(s.theory[c], meanOf(ths))
+				}
 			}
 		}
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// summary is one simulated point: its value and the distances to the ends of its bar.
+type summary struct{ y, lo, hi float64 }
+
+// summarize reduces the replications' values at one x: the mean with its (1−α) Student-t CI, or the median with the
+// range (minimum to maximum).
+func summarize(ys []float64, f experiments.Figure) summary {
+	if f.Stat == experiments.Median {
+		var v []float64
+		for _, y := range ys {
+			if !math.IsNaN(y) {
+				v = append(v, y)
+			}
+		}
+		if len(v) == 0 {
+			return summary{y: math.NaN()}
+		}
+		sort.Float64s(v)
+		med := v[len(v)/2]
+		if len(v)%2 == 0 {
+			med = (v[len(v)/2-1] + v[len(v)/2]) / 2
+		}
+		return summary{y: med, lo: med - v[0], hi: v[len(v)-1] - med}
+	}
+	e := results.MeanCI(ys, f.Alpha)
+	if math.IsNaN(e.Half) {
+		return summary{y: e.Mean}
+	}
+	return summary{y: e.Mean, lo: e.Half, hi: e.Half}
 }
 
 // errPoints are simulated means with asymmetric error bars, clipped to a floor on log axes.
@@ -244,8 +280,8 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 	floor := math.Inf(1)
 	for _, sr := range ss {
 		for _, e := range sr.est {
-			if e.Mean > 0 {
-				floor = math.Min(floor, e.Mean)
+			if e.y > 0 {
+				floor = math.Min(floor, e.y)
 			}
 		}
 	}
@@ -268,42 +304,49 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 	for i, sr := range ss {
 		col := palette[i%len(palette)]
 		var pts errPoints
-		var line plotter.XYs
+		lines := make([]plotter.XYs, len(sr.theory))
 		for k, x := range sr.x {
 			if f.LogX && !(x > 0) {
 				continue
 			}
 			e := sr.est[k]
-			if keep(e.Mean) && !math.IsInf(e.Mean, 0) {
-				lo, hi := 0.0, 0.0
-				if !math.IsNaN(e.Half) {
-					lo, hi = e.Half, e.Half
-					switch {
-					case logY && e.Mean-lo <= 0: // a lower bound ≤ 0 has no place on a log axis: no lower bar
-						lo = 0
-						lowerClipped = true
-					case logY && e.Mean-lo < floor: // the bar runs past the axis: draw it to the edge
-						lo = e.Mean - floor
-					}
+			if keep(e.y) && !math.IsInf(e.y, 0) {
+				lo, hi := e.lo, e.hi
+				switch {
+				case logY && lo > 0 && e.y-lo <= 0: // a lower bound ≤ 0 has no place on a log axis: no lower bar
+					lo = 0
+					lowerClipped = true
+				case logY && e.y-lo < floor: // the bar runs past the axis: draw it to the edge
+					lo = e.y - floor
 				}
-				pts.XYs = append(pts.XYs, plotter.XY{X: x, Y: e.Mean})
+				pts.XYs = append(pts.XYs, plotter.XY{X: x, Y: e.y})
 				drawn++
 				pts.lo, pts.hi = append(pts.lo, lo), append(pts.hi, hi)
 			}
 			// Theory is drawn down to any positive value; the canvas clips what lies below the axis.
-			if th := sr.theory[k]; !math.IsNaN(th) && (!logY || th > 0) {
-				line = append(line, plotter.XY{X: x, Y: th})
+			for c := range sr.theory {
+				if th := sr.theory[c][k]; !math.IsNaN(th) && (!logY || th > 0) {
+					lines[c] = append(lines[c], plotter.XY{X: x, Y: th})
+				}
 			}
 		}
 		thumbs := []plot.Thumbnailer{}
-		if len(line) > 1 {
+		for c, line := range lines {
+			if len(line) < 2 {
+				continue
+			}
 			l, err := plotter.NewLine(line)
 			if err != nil {
 				return err
 			}
 			l.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1), Dashes: plotutil.Dashes(i)}
+			if c > 0 { // further theory columns: thin and dotted
+				l.LineStyle.Width, l.LineStyle.Dashes = vg.Points(0.7), []vg.Length{vg.Points(1), vg.Points(2)}
+			}
 			p.Add(l)
-			thumbs = append(thumbs, l)
+			if c == 0 {
+				thumbs = append(thumbs, l)
+			}
 		}
 		if len(pts.XYs) > 0 {
 			sc, err := plotter.NewScatter(pts.XYs)
@@ -323,9 +366,21 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 			leg.Add(sr.label, thumbs...)
 		}
 	}
-	leg.Add("points: simulation", blank{})
-	leg.Add("lines: theory", blank{})
+	if f.Stat == experiments.Median {
+		leg.Add("points: median", blank{})
+	} else {
+		leg.Add("points: simulation", blank{})
+	}
+	if len(f.Theory) > 0 {
+		leg.Add("lines: "+strings.TrimPrefix(f.Theory[0], "theory_"), blank{})
+	}
+	for _, name := range f.Theory[min(1, len(f.Theory)):] {
+		leg.Add("dotted: "+strings.TrimPrefix(name, "theory_"), blank{})
+	}
 	bars := fmt.Sprintf("bars: %.0f%% CI", 100*(1-f.Alpha))
+	if f.Stat == experiments.Median {
+		bars = "bars: min-max"
+	}
 	leg.Add(bars, blank{})
 	if lowerClipped {
 		leg.Add("(no lower bar if <= 0)", blank{})

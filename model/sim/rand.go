@@ -30,13 +30,41 @@ func (r *Rand) Float64() float64 { return float64(r.pcg.Uint64()>>11) * 0x1p-53 
 func (r *Rand) IntN(n int) int {
 	un := uint64(n)
 	hi, lo := bits.Mul64(r.pcg.Uint64(), un)
-	if lo < un {
-		thresh := -un % un
-		for lo < thresh {
-			hi, lo = bits.Mul64(r.pcg.Uint64(), un)
-		}
+	if lo < un { // rarely: the slow path, kept out of line so that IntN inlines
+		return r.intNSlow(un, hi, lo)
 	}
 	return int(hi)
+}
+
+func (r *Rand) intNSlow(un, hi, lo uint64) int {
+	thresh := -un % un
+	for lo < thresh {
+		hi, lo = bits.Mul64(r.pcg.Uint64(), un)
+	}
+	return int(hi)
+}
+
+// IntN2 returns two independent uniform integers in [0, n), 1 ≤ n < 2^32, from one 64-bit draw: Lemire's method on
+// each 32-bit half, a half rejected (with probability < n/2^32) redrawn from a fresh 64-bit value.
+func (r *Rand) IntN2(n int) (int, int) {
+	un := uint64(n)
+	u := r.pcg.Uint64()
+	a, b := (u>>32)*un, (u&0xffffffff)*un
+	if uint32(a) < uint32(n) || uint32(b) < uint32(n) {
+		return r.intN2Slow(un, a, b)
+	}
+	return int(a >> 32), int(b >> 32)
+}
+
+func (r *Rand) intN2Slow(un, a, b uint64) (int, int) {
+	thresh := uint32(-uint32(un) % uint32(un))
+	for uint32(a) < thresh {
+		a = (r.pcg.Uint64() >> 32) * un
+	}
+	for uint32(b) < thresh {
+		b = (r.pcg.Uint64() >> 32) * un
+	}
+	return int(a >> 32), int(b >> 32)
 }
 
 // Exp returns an Exp(1) variate (divide by a rate for Exp(rate)), by the ziggurat method of Marsaglia & Tsang
@@ -57,6 +85,18 @@ func (r *Rand) Exp() float64 {
 		}
 		if zig.f[i]+r.Float64()*(zig.f[i+1]-zig.f[i]) < math.Exp(-x) {
 			return x
+		}
+	}
+}
+
+// Norm returns a standard normal variate by Marsaglia's polar method (Marsaglia & Bray, SIAM Review 6(3), 1964): a
+// uniform point in the unit disc, rejected outside it (probability 1 − π/4), scaled by √(−2 ln s / s). One of the
+// pair is returned, the other discarded, so the stream position does not depend on earlier calls.
+func (r *Rand) Norm() float64 {
+	for {
+		u, v := 2*r.Float64()-1, 2*r.Float64()-1
+		if s := u*u + v*v; s > 0 && s < 1 {
+			return u * math.Sqrt(-2*math.Log(s)/s)
 		}
 	}
 }

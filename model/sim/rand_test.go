@@ -136,3 +136,34 @@ func BenchmarkIntNStdlib(b *testing.B) {
 	}
 	_ = s
 }
+
+// IntN2's two values are each uniform and independent of each other: a chi-square test on the joint 10×10 table.
+func TestIntN2Uniform(t *testing.T) {
+	r := NewRand(9, 10)
+	for _, n := range []int{1, 2, 10, 1_000_000, 1<<32 - 1} {
+		const draws = 300_000
+		const bins = 10
+		var joint [bins][bins]int
+		for range draws {
+			a, b := r.IntN2(n)
+			if a < 0 || a >= n || b < 0 || b >= n {
+				t.Fatalf("IntN2(%d) = %d, %d", n, a, b)
+			}
+			joint[a*min(n, bins)/n][b*min(n, bins)/n]++
+		}
+		k := min(n, bins)
+		if k < 2 {
+			continue
+		}
+		chi := 0.0
+		e := float64(draws) / float64(k*k)
+		for i := range k {
+			for j := range k {
+				chi += (float64(joint[i][j]) - e) * (float64(joint[i][j]) - e) / e
+			}
+		}
+		if crit := (distuv.ChiSquared{K: float64(k*k - 1)}).Quantile(1 - alphaRand); chi > crit {
+			t.Errorf("IntN2(%d): joint chi-square %.1f > %.1f", n, chi, crit)
+		}
+	}
+}

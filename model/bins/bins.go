@@ -1,0 +1,219 @@
+// Package bins is the balls-into-bins model: m balls placed one at a time into n bins, each ball probing d bins and
+// joining the least loaded (Azar, Broder, Karlin & Upfal, "Balanced Allocations", STOC 1994 / SIAM J. Comput. 29(1),
+// 1999), with Vöcking's always-go-left variant ("How Asymmetry Helps Load Balancing", FOCS 1999 / JACM 50(4), 2003),
+// noisy probes and seed 001's one-probe-plus-threshold rule. The default semantics are seed 001's assign(bins,
+// probes): probes with replacement, a probe replaces the candidate only when strictly less loaded, so the first probe
+// wins ties.
+//
+// Bins are stored in the smallest unsigned type that holds their loads (uint8, widened to uint16 and uint32 only if a
+// bin would overflow), so n = 10^8 bins take 100 MB.
+package bins
+
+import (
+	"fmt"
+	"math"
+
+	"lbsweep/analytic"
+	"lbsweep/model"
+	"lbsweep/model/sim"
+	"lbsweep/results"
+)
+
+type scheme int64
+
+// Schemes, as the `scheme` parameter's choices (index = value).
+const (
+	greedy scheme = iota
+	goLeft
+	threshold
+)
+
+type tie int64
+
+const (
+	tieFirst tie = iota
+	tieRandom
+)
+
+// maxDistinct bounds d for sampling without replacement (by rejection); larger d would rather be full scans.
+const maxDistinct = 64
+
+// Model is the balls-into-bins model; its zero value is ready to use.
+type Model struct{}
+
+const (
+	pN = iota
+	pM
+	pBallsPerBin
+	pD
+	pReplacement
+	pTie
+	pScheme
+	pNoise
+	pThreshold
+)
+
+var params = []model.Param{
+	pN:           {Name: "n", Kind: model.Int, Doc: "number of bins, 1 ≤ n ≤ 2^31−1"},
+	pM:           {Name: "m", Kind: model.Int, Optional: true, Doc: "number of balls ≥ 0; give m or balls_per_bin, not both"},
+	pBallsPerBin: {Name: "balls_per_bin", Kind: model.Float, Optional: true, Doc: "m = round(balls_per_bin · n); give m or balls_per_bin, not both"},
+	pD:           {Name: "d", Kind: model.Int, Default: model.IntValue(2), Doc: "probes per ball, 1 ≤ d ≤ 64 (≤ n without replacement; go_left: ≤ n); threshold: 2"},
+	pReplacement: {Name: "replacement", Kind: model.Bool, Default: model.BoolValue(true), Doc: "greedy: probes drawn with replacement (seed 001); false: d distinct bins"},
+	pTie:         {Name: "tie", Kind: model.Enum, Choices: []string{"first", "random"}, Default: model.IntValue(int64(tieFirst)), Doc: "first: the first least-loaded probe wins (go_left: the leftmost group); random: uniform among the tied probes"},
+	pScheme:      {Name: "scheme", Kind: model.Enum, Choices: []string{"greedy", "go_left", "threshold"}, Default: model.IntValue(int64(greedy)), Doc: "greedy: least loaded of d uniform probes; go_left: d groups of n/d bins, probe j in group j (Vöcking); threshold: one probe, kept if it reads ≤ threshold, else a second probe taken unread (seed 001)"},
+	pNoise:       {Name: "noise", Kind: model.Float, Default: model.FloatValue(0), Unit: "balls", Doc: "standard deviation σ ≥ 0 of the Gaussian error N(0, σ²) added to each probe's reading"},
+	pThreshold:   {Name: "threshold", Kind: model.Int, Optional: true, Unit: "balls", Doc: "scheme threshold: accept the first probe when its reading is ≤ this load; null for other schemes"},
+}
+
+var metrics = []results.Column{
+	{Name: "balls", Type: results.Int64, Doc: "m, the balls placed (from m or balls_per_bin)"},
+	{Name: "max_load", Type: results.Int64, Unit: "balls", Doc: "the largest bin's load"},
+	{Name: "gap", Type: results.Float64, Unit: "balls", Doc: "max_load − m/n"},
+	{Name: "min_load", Type: results.Int64, Unit: "balls", Doc: "the smallest bin's load"},
+	{Name: "load_counts", Type: results.Float64List, Doc: "element k: the number of bins with load exactly k, k = 0 .. max_load"},
+	{Name: "load_tail", Type: results.Float64List, Doc: "element k: the fraction of bins with load ≥ k+1, k = 0 .. max_load−1"},
+	{Name: "theory_max_load", Type: results.Float64, Unit: "balls", Doc: "d = 1: median of the maximum of n independent Binomial(m, 1/n) loads; greedy/go_left d ≥ 2: the largest i with n·s_i ≥ 1/2 on the fluid limit; null with noise or threshold"},
+	{Name: "theory_load_tail", Type: results.Float64List, Doc: "the theory's fraction of bins with load ≥ k+1, same length as load_tail; null where theory_max_load is"},
+	{Name: "asymptotic_max_load", Type: results.Float64, Unit: "balls", Doc: "leading term only: ln n/ln ln n (d = 1), ln ln n/ln d (greedy), ln ln n/(d ln φ_d) (go_left); null for n < 3, noise or threshold"},
+	{Name: "theory_source", Type: results.String, Doc: "the formula behind the theory columns; null where none applies"},
+}
+
+// Theory sources, as theory_source names them.
+const (
+	SourceBinomial = "Binomial(m, 1/n) loads (exact law; max: independent-bins approximation)"
+	SourceFluid    = "fluid limit ds_i/dt = s_{i-1}^d - s_i^d (exact as n -> infinity)"
+	SourceGoLeft   = "always-go-left fluid limit (Voecking; exact as n -> infinity)"
+)
+
+// Name implements model.Model.
+func (Model) Name() string { return "balls_into_bins" }
+
+// Doc implements model.Model.
+func (Model) Doc() string {
+	return "m balls into n bins, d probes each, least loaded wins (Azar et al. 1994; Voecking's go_left; seed 001's threshold)"
+}
+
+// Params implements model.Model.
+func (Model) Params() []model.Param { return params }
+
+// Metrics implements model.Model.
+func (Model) Metrics() []results.Column { return metrics }
+
+// balls resolves m from m or balls_per_bin.
+func balls(p model.Point) int64 {
+	if p[pM].Valid {
+		return p[pM].I
+	}
+	return int64(math.Round(p[pBallsPerBin].F * float64(p[pN].I)))
+}
+
+// maxBalls bounds m: at ~10 ns a ball, 10^11 balls are about a quarter of an hour.
+const maxBalls = 1e11
+
+// Check implements model.Model.
+func (Model) Check(p model.Point, _ bool) ([]string, error) {
+	n, d := p[pN].I, p[pD].I
+	sch := scheme(p[pScheme].I)
+	switch {
+	case n < 1 || n > math.MaxInt32:
+		return nil, model.Issue{Param: "n", Message: fmt.Sprintf("%d bins: need 1 ≤ n ≤ %d", n, math.MaxInt32)}
+	case p[pM].Valid == p[pBallsPerBin].Valid:
+		return nil, model.Issue{Param: "m", Message: "give exactly one of m and balls_per_bin"}
+	case p[pM].Valid && p[pM].I < 0:
+		return nil, model.Issue{Param: "m", Message: fmt.Sprintf("%d: need m ≥ 0", p[pM].I)}
+	case p[pBallsPerBin].Valid && !(p[pBallsPerBin].F >= 0):
+		return nil, model.Issue{Param: "balls_per_bin", Message: fmt.Sprintf("%v: need balls_per_bin ≥ 0", p[pBallsPerBin].F)}
+	case float64(balls(p)) > maxBalls:
+		return nil, model.Issue{Param: "m", Message: fmt.Sprintf("%d balls: at most %.0g", balls(p), float64(maxBalls))}
+	case d < 1 || d > maxDistinct:
+		return nil, model.Issue{Param: "d", Message: fmt.Sprintf("%d: need 1 ≤ d ≤ %d", d, maxDistinct)}
+	case sch != threshold && (sch == goLeft || !p[pReplacement].B) && d > n:
+		return nil, model.Issue{Param: "d", Message: fmt.Sprintf("%d: distinct probes (or go_left groups) need d ≤ n = %d", d, n)}
+	case !(p[pNoise].F >= 0) || math.IsInf(p[pNoise].F, 0):
+		return nil, model.Issue{Param: "noise", Message: fmt.Sprintf("%v: need a finite σ ≥ 0", p[pNoise].F)}
+	case sch == threshold && !p[pThreshold].Valid:
+		return nil, model.Issue{Param: "threshold", Message: "scheme threshold needs threshold = the load up to which the first probe is kept"}
+	case sch != threshold && p[pThreshold].Valid:
+		return nil, model.Issue{Param: "threshold", Message: "only scheme = \"threshold\" takes a threshold"}
+	case sch == threshold && d != 2:
+		return nil, model.Issue{Param: "d", Message: "scheme threshold probes at most twice: leave d at 2"}
+	}
+	return nil, nil
+}
+
+// Cost implements model.Model: one event per ball, plus a pass over the bins.
+func (Model) Cost(p model.Point) float64 { return float64(balls(p)) + float64(p[pN].I) }
+
+// Run implements model.Model.
+func (Model) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
+	n, m := int(p[pN].I), balls(p)
+	pl := &placer{
+		n: n, d: int(p[pD].I), replacement: p[pReplacement].B, tieRandom: tie(p[pTie].I) == tieRandom,
+		scheme: scheme(p[pScheme].I), noise: p[pNoise].F, threshold: p[pThreshold].I,
+	}
+	if pl.scheme == goLeft {
+		pl.groups = make([]int, pl.d+1)
+		for j := range pl.groups {
+			pl.groups[j] = j * n / pl.d
+		}
+	}
+	r := sim.NewStreams(seed).Dispatch
+	var count []float64
+	var lo, hi int
+	b8 := make([]uint8, n)
+	done := place(pl, b8, r, 0, m)
+	if done == m {
+		count, lo, hi = histogram(b8)
+	} else {
+		b16 := widen[uint8, uint16](b8)
+		b8 = nil
+		done = place(pl, b16, r, done, m)
+		if done == m {
+			count, lo, hi = histogram(b16)
+		} else {
+			b32 := widen[uint16, uint32](b16)
+			b16 = nil
+			if place(pl, b32, r, done, m) != m {
+				return nil, fmt.Errorf("bins: a bin passed 2^32−1 balls")
+			}
+			count, lo, hi = histogram(b32)
+		}
+	}
+	tail := make([]float64, hi)
+	above := float64(n)
+	for k := range hi { // tail[k] = fraction with load ≥ k+1
+		above -= count[k]
+		tail[k] = above / float64(n)
+	}
+	row := []results.Cell{
+		results.Int(m), results.Int(int64(hi)), results.Float(float64(hi) - float64(m)/float64(n)), results.Int(int64(lo)),
+		results.List(count), results.List(tail),
+	}
+	return append(row, theory(pl, float64(m), float64(n), len(tail))...), nil
+}
+
+// theory returns the theory columns: the exact Binomial law for d = 1, the fluid limits for d ≥ 2; none with noise or
+// the threshold rule.
+func theory(pl *placer, m, n float64, k int) []results.Cell {
+	if pl.noise != 0 || pl.scheme == threshold {
+		return []results.Cell{results.Null(), results.Null(), results.Null(), results.Null()}
+	}
+	asym := results.Null()
+	if a := analytic.AsymptoticMaxLoad(n, pl.d, pl.scheme == goLeft); !math.IsNaN(a) {
+		asym = results.Float(a)
+	}
+	t := m / n
+	if pl.d == 1 {
+		return []results.Cell{results.Float(float64(analytic.BinomialMaxLoad(m, n))), results.List(analytic.BinomialTail(m, n, k)), asym, results.Str(SourceBinomial)}
+	}
+	// The fluid tail is computed far enough for the max-load rule (n·s_i ≥ 1/2), then cut to the simulated length.
+	deep := k + 8
+	var tail []float64
+	source := SourceFluid
+	if pl.scheme == goLeft {
+		tail, source = analytic.GoLeftTail(t, pl.d, deep), SourceGoLeft
+	} else {
+		tail = analytic.BinsTail(t, pl.d, deep)
+	}
+	return []results.Cell{results.Float(float64(analytic.FluidMaxLoad(tail, n))), results.List(tail[:k]), asym, results.Str(source)}
+}

@@ -1,0 +1,123 @@
+package bins
+
+import (
+	"lbsweep/model/sim"
+)
+
+// load is the type of a bin's count: the smallest that fits, widened on overflow.
+type load interface{ ~uint8 | ~uint16 | ~uint32 }
+
+// placer is one run's placement rule, typed by the bins' width.
+type placer struct {
+	n           int
+	d           int
+	replacement bool
+	tieRandom   bool
+	scheme      scheme
+	noise       float64
+	threshold   int64
+	groups      []int // go_left: group j is bins [groups[j], groups[j+1])
+}
+
+// place puts balls from..to−1 into bins and returns the index of the first ball it could not place because a bin
+// would overflow T (to when all were placed). The caller widens the bins and calls again from there.
+func place[T load](p *placer, bins []T, r *sim.Rand, from, to int64) int64 {
+	top := ^T(0)
+	n := p.n
+	switch {
+	case p.scheme == greedy && p.d == 2 && p.replacement && !p.tieRandom && p.noise == 0:
+		// Seed 001's assign(bins, probes=2): two probes with replacement, strictly less replaces, first wins ties.
+		for i := from; i < to; i++ {
+			a, b := r.IntN2(n) // the first probe, then the second
+			if bins[b] < bins[a] {
+				a = b
+			}
+			if bins[a] == top {
+				return i
+			}
+			bins[a]++
+		}
+		return to
+	case p.scheme == threshold:
+		for i := from; i < to; i++ {
+			k := r.IntN(n)
+			if p.read(float64(bins[k]), r) > float64(p.threshold) {
+				k = r.IntN(n) // over the threshold: take a second probe, whatever it reads
+			}
+			if bins[k] == top {
+				return i
+			}
+			bins[k]++
+		}
+		return to
+	}
+	var seen [maxDistinct]int
+	for i := from; i < to; i++ {
+		best, ties := -1, 0
+		var bestRead float64
+		for j := range p.d {
+			var k int
+			switch {
+			case p.scheme == goLeft:
+				k = p.groups[j] + r.IntN(p.groups[j+1]-p.groups[j])
+			case p.replacement:
+				k = r.IntN(n)
+			default: // distinct probes by rejection: each draw uniform over the bins not yet probed
+			redraw:
+				k = r.IntN(n)
+				for _, x := range seen[:j] {
+					if x == k {
+						goto redraw
+					}
+				}
+				seen[j] = k
+			}
+			v := p.read(float64(bins[k]), r)
+			switch {
+			case best < 0 || v < bestRead:
+				best, bestRead, ties = k, v, 1
+			case v == bestRead && p.tieRandom: // reservoir: uniform among the tied probes
+				ties++
+				if r.IntN(ties) == 0 {
+					best = k
+				}
+			}
+		}
+		if bins[best] == top {
+			return i
+		}
+		bins[best]++
+	}
+	return to
+}
+
+// read is what a probe of a bin holding x balls reports: x, or x + N(0, noise²).
+func (p *placer) read(x float64, r *sim.Rand) float64 {
+	if p.noise == 0 {
+		return x
+	}
+	return x + p.noise*r.Norm()
+}
+
+// widen copies bins into the next wider type.
+func widen[T, U load](bins []T) []U {
+	out := make([]U, len(bins))
+	for i, v := range bins {
+		out[i] = U(v)
+	}
+	return out
+}
+
+// histogram returns count[k] = bins with load exactly k, and the minimum and maximum load.
+func histogram[T load](bins []T) (count []float64, lo, hi int) {
+	lo, hi = int(^uint32(0)>>1), 0
+	for _, v := range bins {
+		x := int(v)
+		if x >= len(count) {
+			count = append(count, make([]float64, x+1-len(count))...)
+		}
+		count[x]++
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return count, lo, hi
+}
