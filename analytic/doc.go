@@ -35,4 +35,9 @@
 //   - roundrobin.go: round robin over n servers, under which each server is an
 //     E_n/M/1 queue (exact for every n). Kleinrock Vol. 1 §6.4 (GI/M/1);
 //     Gross and Harris, Fundamentals of Queueing Theory, GI/M/1.
+//   - bins.go: balls into bins (m balls, n bins, time t = m/n): the exact
+//     Binomial(m, 1/n) law for one choice and the median of its maximum, the
+//     fluid limits of greedy d-choice and of Voecking's always-go-left (RK4),
+//     and the leading-order asymptotic max loads. Azar, Broder, Karlin and
+//     Upfal, SIAM J. Comput. 29(1), 1999; Voecking, JACM 50(4), 2003.
 package analytic
