@@ -20,6 +20,9 @@ func (s *Spec) ReadResults(root string) (*results.Table, error) {
 	if got := t.MetaValue(results.KeySpecSHA256); got != s.SHA256 {
 		return nil, fmt.Errorf("%s: %s was written from another version of this spec (dataset spec SHA-256 %.12s…, file %.12s…): run `sweep -o %s %s` again", s.File, dir, got, s.SHA256, root, s.File)
 	}
+	if len(t.Rows) < s.Runs() {
+		return nil, fmt.Errorf("%s: %s holds %d of the spec's %d runs: a shard is missing or unmerged, or the sweep was interrupted (run it again to finish)", s.File, dir, len(t.Rows), s.Runs())
+	}
 	pc, rc := t.Col("point"), t.Col("replication")
 	if pc < 0 || rc < 0 {
 		return nil, fmt.Errorf("%s: %s: no point/replication columns: not an lbsweep dataset", s.File, dir)

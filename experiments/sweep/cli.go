@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -18,7 +20,11 @@ import (
 )
 
 const usage = `usage:
-  sweep [-o DIR] [-j N] [-q] SPEC.toml     run the experiment; writes DIR/NAME/runs.parquet
+  sweep [-o DIR] [-j N] [-q] [-shard K/N] [-force] SPEC.toml
+                                           run the experiment (or its shard K of N); writes DIR/NAME/runs.parquet
+                                           (part-K-of-N.parquet); an interrupted sweep resumes where it stopped
+  sweep plan [-shard N] SPEC.toml          grid size, runs, estimated events and time, the split into N shards
+  sweep merge DIR/NAME                     join part-*-of-N.parquet into runs.parquet (as an unsharded sweep writes it)
   sweep check [-results DIR] SPEC.toml ... evaluate the specs' [[expect]] claims on their datasets (exit 1 on a failure)
   sweep -list                              models, their parameters, and the dispatch policies
   sweep -schema MODEL                      the results columns of MODEL as a Markdown table
@@ -29,8 +35,15 @@ flags:
 // 1 failure (bad spec, failed run, failed claim), 2 usage. Results go to files, listings to stdout, progress,
 // warnings and errors to stderr prefixed with "sweep: ".
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "check" {
-		return check(args[1:], stdout, stderr)
+	if len(args) > 0 {
+		switch args[0] {
+		case "check":
+			return check(args[1:], stdout, stderr)
+		case "merge":
+			return merge(args[1:], stdout, stderr)
+		case "plan":
+			return plan(args[1:], stdout, stderr)
+		}
 	}
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // flag errors are reported below, with the command's prefix
@@ -40,6 +53,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("q", false, "no progress lines")
 	list := fs.Bool("list", false, "list models, parameters and policies")
 	schema := fs.String("schema", "", "print the results columns of `MODEL` as Markdown")
+	shardFlag := fs.String("shard", "", "run shard `K/N` only (default: from SLURM_ARRAY_TASK_ID/COUNT or JOB_COMPLETION_INDEX with LBSWEEP_SHARDS)")
+	force := fs.Bool("force", false, "discard finished runs or a dataset from another version of the spec")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage(fs, stderr)
@@ -73,10 +88,21 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "sweep: -j must be ≥ 1 (or 0 for GOMAXPROCS)")
 		return 2
 	}
+	shard, fromEnv, err := ShardFromEnv(os.Getenv)
+	if *shardFlag != "" {
+		shard, err = ParseShard(*shardFlag)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "sweep: %v\n", err)
+		return 2
+	}
 	spec, err := experiments.Load(fs.Arg(0))
 	if err != nil {
 		fmt.Fprintf(stderr, "sweep: %v\n", err)
 		return 1
+	}
+	if fromEnv && *shardFlag == "" {
+		fmt.Fprintf(stderr, "sweep: shard %s from the environment\n", shard)
 	}
 	for _, w := range spec.Warnings {
 		fmt.Fprintf(stderr, "sweep: warning: %s: %s\n", spec.File, w)
@@ -92,10 +118,17 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		log, every = io.Discard, -1
 	}
 	fmt.Fprintf(log, "sweep: %s: %d points × %d replications = %d runs\n", spec.Name, spec.Points(), spec.Replications, spec.Runs())
-	sum, err := Run(ctx, spec, Options{Dir: *dir, Workers: *workers, Log: log, Every: every})
+	sum, err := Run(ctx, spec, Options{Dir: *dir, Workers: *workers, Log: log, Every: every, Shard: shard, Force: *force})
 	if err != nil {
 		fmt.Fprintf(stderr, "sweep: %v\n", err)
+		if errors.Is(err, ErrInterrupted) {
+			return 130
+		}
 		return 1
+	}
+	if sum.UpToDate {
+		fmt.Fprintf(log, "sweep: %s is up to date (written from this spec; -force reruns it)\n", sum.Path)
+		return 0
 	}
 	fmt.Fprintf(log, "sweep: wrote %s: %d runs, %.4g events in %s (%.3g events/s)\n",
 		sum.Path, sum.Runs, float64(sum.Events), sum.Elapsed.Round(time.Millisecond), float64(sum.Events)/sum.Elapsed.Seconds())
@@ -215,4 +248,63 @@ func printUsage(fs *flag.FlagSet, w io.Writer) {
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
+}
+
+// merge is `sweep merge DIR/NAME`.
+func merge(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprintln(stderr, "sweep merge: give the dataset directory, e.g. sweep merge results/homo")
+		return 2
+	}
+	out, err := Merge(args[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "sweep: merge: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "sweep: wrote %s\n", out)
+	return 0
+}
+
+// plan is `sweep plan [-shard N] SPEC.toml`: what a sweep would cost, before spending anything.
+func plan(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sweep plan", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	n := fs.Int("shard", 1, "show the split into `N` shards")
+	rate := fs.Float64("rate", 2.5e7, "assumed simulated `events/s` per worker, for the time estimate")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 1 || *n < 1 {
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(fs, stderr)
+			return 0
+		}
+		fmt.Fprintln(stderr, "sweep plan: usage: sweep plan [-shard N] [-rate EVENTS/S] SPEC.toml")
+		return 2
+	}
+	spec, err := experiments.Load(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "sweep: %v\n", err)
+		return 1
+	}
+	total := 0.0
+	for p := range spec.Points() {
+		pt, _ := spec.Point(p)
+		total += spec.Model.Cost(pt) * float64(spec.Replications)
+	}
+	fmt.Fprintf(stdout, "%s: model %s, %d axes, %d points × %d replications = %d runs\n", spec.Name, spec.Model.Name(), len(spec.Axes), spec.Points(), spec.Replications, spec.Runs())
+	for _, a := range spec.Axes {
+		fmt.Fprintf(stdout, "  axis %s: %d values\n", a.Key, len(a.Values))
+	}
+	fmt.Fprintf(stdout, "estimated work: %.3g events; at %.3g events/s per worker: %s on 1 worker, %s on %d\n",
+		total, *rate, time.Duration(total / *rate * 1e9).Round(time.Second), time.Duration(total / *rate / float64(runtime.GOMAXPROCS(0)) * 1e9).Round(time.Second), runtime.GOMAXPROCS(0))
+	if *n > 1 {
+		for k := range *n {
+			lo, hi := shardRange(spec, Shard{k, *n})
+			w := 0.0
+			for i := lo; i < hi; i++ {
+				w += spec.Model.Cost(spec.Run(i).Point)
+			}
+			fmt.Fprintf(stdout, "  shard %d/%d: runs %d..%d (%d runs, %.3g events, %.0f%%)\n", k, *n, lo, hi-1, hi-lo, w, 100*w/total)
+		}
+	}
+	return 0
 }

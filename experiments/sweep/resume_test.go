@@ -1,0 +1,151 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Shards merged are the unsharded dataset, byte for byte (DESIGN.md: "any shard split (after merging)").
+func TestShardsMergeToUnshardedBytes(t *testing.T) {
+	s := mustParse(t, smallSpec)
+	whole := t.TempDir()
+	if _, err := Run(context.Background(), s, Options{Dir: whole, Workers: 2, Every: -1}); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(filepath.Join(whole, "small", FileName))
+	for _, n := range []int{2, 3, 7} {
+		dir := t.TempDir()
+		for k := n - 1; k >= 0; k-- { // any order
+			if _, err := Run(context.Background(), s, Options{Dir: dir, Workers: 1, Every: -1, Shard: Shard{k, n}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.ReadResults(dir); err != nil {
+			t.Fatalf("%d unmerged parts do not read as the dataset: %v", n, err)
+		}
+		out, err := Merge(filepath.Join(dir, "small"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(out)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%d shards merged differ from the unsharded dataset", n)
+		}
+		if ents, _ := filepath.Glob(filepath.Join(dir, "small", "part-*")); len(ents) != 0 {
+			t.Errorf("parts left after merge: %v", ents)
+		}
+	}
+	// A missing part is an error, for merge and for check/plot.
+	dir := t.TempDir()
+	Run(context.Background(), s, Options{Dir: dir, Every: -1, Shard: Shard{0, 2}})
+	if _, err := Merge(filepath.Join(dir, "small")); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("merge with a part missing: %v", err)
+	}
+	if _, err := s.ReadResults(dir); err == nil || !strings.Contains(err.Error(), "shard is missing") {
+		t.Errorf("reading half the shards: %v", err)
+	}
+}
+
+func TestParseShardAndEnv(t *testing.T) {
+	for in, want := range map[string]Shard{"0/1": {0, 1}, "3/4": {3, 4}, " 1 / 2 ": {1, 2}} {
+		if got, err := ParseShard(in); err != nil || got != want {
+			t.Errorf("ParseShard(%q) = %v, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"4/4", "-1/2", "1", "a/b", "0/0"} {
+		if _, err := ParseShard(bad); err == nil {
+			t.Errorf("ParseShard(%q) accepted", bad)
+		}
+	}
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	cases := []struct {
+		env  map[string]string
+		want Shard
+		ok   bool
+	}{
+		{map[string]string{}, Whole, false},
+		{map[string]string{"SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_COUNT": "4"}, Shard{2, 4}, true},
+		{map[string]string{"SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "8"}, Shard{4, 8}, true},
+		{map[string]string{"JOB_COMPLETION_INDEX": "0", "LBSWEEP_SHARDS": "3"}, Shard{0, 3}, true},
+	}
+	for _, c := range cases {
+		got, ok, err := ShardFromEnv(env(c.env))
+		if err != nil || ok != c.ok || got != c.want {
+			t.Errorf("%v: %v %v %v", c.env, got, ok, err)
+		}
+	}
+	if _, _, err := ShardFromEnv(env(map[string]string{"JOB_COMPLETION_INDEX": "1"})); err == nil {
+		t.Error("JOB_COMPLETION_INDEX without LBSWEEP_SHARDS accepted")
+	}
+}
+
+// A sweep killed with SIGKILL at several moments, then rerun with the same command, ends with the same bytes as an
+// uninterrupted sweep, having redone only the runs after its last flushed chunk.
+func TestKillAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the sweep binary and kills it")
+	}
+	bin := filepath.Join(t.TempDir(), "sweep")
+	if out, err := exec.Command("go", "build", "-o", bin, "lbsweep/cmd/sweep").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	specPath := filepath.Join(t.TempDir(), "many.toml")
+	// 3000 short runs: chunks of 1000 rows are flushed twice before the end.
+	spec := `name = "many"
+model = "supermarket"
+seed = 5
+replications = 3000
+[params]
+n = 4
+lambda = 0.8
+horizon = 1500.0
+warmup = 100.0
+policy = { name = "jsq_d", d = 2 }
+`
+	os.WriteFile(specPath, []byte(spec), 0o644)
+	sweep := func(dir string) *exec.Cmd {
+		return exec.Command(bin, "-q", "-j", "2", "-o", dir, specPath)
+	}
+	ref := t.TempDir()
+	if out, err := sweep(ref).CombinedOutput(); err != nil {
+		t.Fatalf("reference sweep: %v\n%s", err, out)
+	}
+	want, _ := os.ReadFile(filepath.Join(ref, "many", FileName))
+	resumed := 0
+	for _, after := range []time.Duration{300 * time.Millisecond, 900 * time.Millisecond, 1500 * time.Millisecond, 2500 * time.Millisecond} {
+		dir := t.TempDir()
+		cmd := sweep(dir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(after)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		var stderr bytes.Buffer
+		again := exec.Command(bin, "-j", "2", "-o", dir, specPath)
+		again.Stderr = &stderr
+		if err := again.Run(); err != nil {
+			t.Fatalf("resume after kill at %v: %v\n%s", after, err, stderr.String())
+		}
+		if strings.Contains(stderr.String(), "resuming") {
+			resumed++
+		}
+		got, err := os.ReadFile(filepath.Join(dir, "many", FileName))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("killed at %v and resumed: dataset differs from the uninterrupted one (%v)", after, err)
+		}
+		if ents, _ := os.ReadDir(filepath.Join(dir, "many")); len(ents) != 1 {
+			t.Errorf("killed at %v: left %d entries (want only %s)", after, len(ents), FileName)
+		}
+	}
+	if resumed == 0 {
+		t.Error("no kill point left finished runs to resume from: the test did not exercise resumption")
+	}
+}
