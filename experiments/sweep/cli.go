@@ -13,6 +13,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
 	"lbsweep/experiments"
 	"lbsweep/model"
 	"lbsweep/model/policy"
@@ -114,11 +117,26 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	log := stderr
 	every := 0 * time.Second
-	if *quiet {
+	var onRow func(done, total int, events int64)
+	switch {
+	case *quiet:
 		log, every = io.Discard, -1
+	case isTerminal(stderr): // a progress bar instead of periodic lines
+		every = -1
+		var bar *progressbar.ProgressBar
+		start := time.Now()
+		onRow = func(done, total int, events int64) {
+			if bar == nil {
+				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr), progressbar.OptionShowCount(),
+					progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(200*time.Millisecond),
+					progressbar.OptionSetItsString("runs"), progressbar.OptionClearOnFinish())
+			}
+			bar.Describe(fmt.Sprintf("%s %.3g events/s", spec.Name, float64(events)/time.Since(start).Seconds()))
+			bar.Set(done)
+		}
 	}
 	fmt.Fprintf(log, "sweep: %s: %d points × %d replications = %d runs\n", spec.Name, spec.Points(), spec.Replications, spec.Runs())
-	sum, err := Run(ctx, spec, Options{Dir: *dir, Workers: *workers, Log: log, Every: every, Shard: shard, Force: *force})
+	sum, err := Run(ctx, spec, Options{Dir: *dir, Workers: *workers, Log: log, Every: every, Shard: shard, Force: *force, OnRow: onRow})
 	if err != nil {
 		fmt.Fprintf(stderr, "sweep: %v\n", err)
 		if errors.Is(err, ErrInterrupted) {
@@ -307,4 +325,10 @@ func plan(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// isTerminal reports whether w is a terminal (then progress is a bar, not lines).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -37,6 +37,9 @@ type Options struct {
 	Shard Shard // the part of the runs to do; the zero value is the whole sweep
 	// Force discards finished runs or a dataset written from another version of the spec instead of refusing.
 	Force bool
+	// OnRow, if set, is called after each run's row is kept, with the runs done and to do in this call and the
+	// simulated events so far (for a progress bar).
+	OnRow func(done, total int, events int64)
 }
 
 // Summary describes a sweep. Wall-clock figures stay here (and on stderr), never in the dataset.
@@ -310,6 +313,9 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 			events += d.ev
 			next++
 			<-slots
+			if o.OnRow != nil {
+				o.OnRow(next-from, total, events)
+			}
 			if cur.rows >= chunkRows {
 				if err := closeChunk(); err != nil {
 					return events, err
