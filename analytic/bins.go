@@ -76,10 +76,14 @@ const (
 // Sources: Mitzenmacher, PhD thesis (1996) and IEEE TPDS 12(10), 2001, for
 // the equations; Azar, Broder, Karlin and Upfal, SIAM J. Comput. 29(1), 1999,
 // for the process.
-func BinsTail(t float64, d, k int) []float64 {
-	checkD("BinsTail", d)
+func BinsTail(t float64, d, k int) []float64 { return fluidTail("BinsTail", t, d, k, greedyFluid) }
+
+// fluidTail validates the arguments of a fluid tail, answers d = 1 with the Poisson closed form and t = 0 with zeros,
+// and otherwise integrates with solve.
+func fluidTail(name string, t float64, d, k int, solve func(t float64, d int) []float64) []float64 {
+	checkD(name, d)
 	if k < 0 {
-		panic("analytic: BinsTail: negative length k")
+		panic("analytic: " + name + ": negative length k")
 	}
 	out := make([]float64, k)
 	switch {
@@ -90,7 +94,7 @@ func BinsTail(t float64, d, k int) []float64 {
 	case t == 0:
 		return out
 	}
-	copy(out, greedyFluid(t, d))
+	copy(out, solve(t, d))
 	return floorTail(out)
 }
 
@@ -122,23 +126,7 @@ func BinsTail(t float64, d, k int) []float64 {
 // 50(4), 2003 (the process and its ln ln n / (d ln phi_d) maximum load); the
 // equations are derived from the process as above, by the fluid-limit method
 // of Mitzenmacher, IEEE TPDS 12(10), 2001.
-func GoLeftTail(t float64, d, k int) []float64 {
-	checkD("GoLeftTail", d)
-	if k < 0 {
-		panic("analytic: GoLeftTail: negative length k")
-	}
-	out := make([]float64, k)
-	switch {
-	case d == 1 && t >= 0 && !math.IsInf(t, 1):
-		return floorTail(poissonTail(t, k))
-	case !(t >= 0 && t <= binsMaxTime):
-		return fillNaN(out)
-	case t == 0:
-		return out
-	}
-	copy(out, goLeftFluid(t, d))
-	return floorTail(out)
-}
+func GoLeftTail(t float64, d, k int) []float64 { return fluidTail("GoLeftTail", t, d, k, goLeftFluid) }
 
 // FluidMaxLoad returns the fluid estimate of the maximum load among n bins
 // given a tail s_1, s_2, ... (tail[i-1] = s_i, e.g. from BinsTail, GoLeftTail
