@@ -1,7 +1,7 @@
 # lbsweep: experiments/X.toml → results/X/runs.parquet → figures/X-*.svg + figures/REPORT.md
 #   make figures   rerun the stale experiments, draw every figure, write the report, check every claim
 #   make test      the test suite (go vet + go test)
-#   make bench     benchmarks (events/s of whole runs)
+#   make bench     benchmarks (events/s of whole runs) and the side-by-side ratios to the C reference
 # A dataset is stale when its spec or the sweep binary is newer than it. Spec file stems equal their `name`.
 GO      ?= go
 RESULTS ?= results
@@ -27,7 +27,8 @@ test:
 	$(GO) test ./...
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 5x ./model/...
+	$(GO) test -run '^$$' -bench . -benchtime 5x -benchmem ./model/...
+	bash bench/compare.sh
 
 clean:
 	rm -rf bin
