@@ -117,65 +117,126 @@ func ReadFile(path string) (*Table, error) {
 }
 
 func readFile(path string) (*Table, error) {
+	t := &Table{}
+	err := scan(path, func(meta []KV, cols []Column, rows []Row) error {
+		t.Meta, t.Columns = meta, cols
+		t.Rows = append(t.Rows, rows...)
+		return nil
+	}, false)
+	return t, err
+}
+
+// ReadMeta reads only a file's footer: its key-value metadata (as Table.Meta) and its row count.
+func ReadMeta(path string) ([]KV, int64, error) {
 	rdr, err := file.OpenParquetFile(path, false)
 	if err != nil {
-		return nil, err
+		return nil, 0, fmt.Errorf("results: %s: %w", path, err)
 	}
 	defer rdr.Close()
+	return metaOf(rdr), rdr.NumRows(), nil
+}
 
-	t := &Table{}
+// Scan reads a file one row group at a time, calling fn with the file's metadata, its columns and the group's rows,
+// so memory holds one row group (DefaultRowGroup rows for files a Writer wrote), not the file.
+func Scan(path string, fn func(meta []KV, cols []Column, rows []Row) error) error {
+	if err := scan(path, fn, true); err != nil {
+		return fmt.Errorf("results: %s: %w", path, err)
+	}
+	return nil
+}
+
+func metaOf(rdr *file.Reader) []KV {
+	var meta []KV
 	kv := rdr.MetaData().KeyValueMetadata()
 	keys, vals := kv.Keys(), kv.Values()
 	for i := range keys {
 		if keys[i] == arrowSchemaKey {
 			continue
 		}
-		t.Meta = append(t.Meta, KV{Key: keys[i], Value: vals[i]})
+		meta = append(meta, KV{Key: keys[i], Value: vals[i]})
 	}
+	return meta
+}
 
+// scan reads path whole (byGroup false: one call) or one row group per call.
+func scan(path string, fn func(meta []KV, cols []Column, rows []Row) error, byGroup bool) error {
+	rdr, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		return err
+	}
+	defer rdr.Close()
+	meta := metaOf(rdr)
 	mem := memory.NewGoAllocator()
 	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, mem)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		return nil, err
+	read := func(groups []int) error {
+		var tbl arrow.Table
+		var err error
+		if groups == nil {
+			tbl, err = fr.ReadTable(context.Background())
+		} else {
+			all := make([]int, rdr.MetaData().Schema.NumColumns()) // nil would read no column at all
+			for i := range all {
+				all[i] = i
+			}
+			tbl, err = fr.ReadRowGroups(context.Background(), all, groups)
+		}
+		if err != nil {
+			return err
+		}
+		defer tbl.Release()
+		cols, rows, err := tableRows(tbl)
+		if err != nil {
+			return err
+		}
+		return fn(meta, cols, rows)
 	}
-	defer tbl.Release()
+	if !byGroup || rdr.NumRowGroups() == 0 {
+		return read(nil)
+	}
+	for g := range rdr.NumRowGroups() {
+		if err := read([]int{g}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
+// tableRows converts an Arrow table of a Writer's column types into columns and rows.
+func tableRows(tbl arrow.Table) ([]Column, []Row, error) {
 	sc := tbl.Schema()
-	t.Columns = make([]Column, sc.NumFields())
+	cols := make([]Column, sc.NumFields())
 	for i, f := range sc.Fields() {
 		typ, err := columnType(f.Type)
 		if err != nil {
-			return nil, fmt.Errorf("column %q: %w", f.Name, err)
+			return nil, nil, fmt.Errorf("column %q: %w", f.Name, err)
 		}
-		t.Columns[i] = Column{Name: f.Name, Type: typ}
+		cols[i] = Column{Name: f.Name, Type: typ}
 	}
-
-	nrows, ncols := int(tbl.NumRows()), len(t.Columns)
+	nrows, ncols := int(tbl.NumRows()), len(cols)
 	cells := make([]Cell, nrows*ncols)
-	t.Rows = make([]Row, nrows)
-	for r := range t.Rows {
-		t.Rows[r] = cells[r*ncols : (r+1)*ncols : (r+1)*ncols]
+	rows := make([]Row, nrows)
+	for r := range rows {
+		rows[r] = cells[r*ncols : (r+1)*ncols : (r+1)*ncols]
 	}
 	for c := 0; c < ncols; c++ {
 		r := 0
 		for _, chunk := range tbl.Column(c).Data().Chunks() {
 			if r+chunk.Len() > nrows {
-				return nil, fmt.Errorf("column %q has more than %d rows", t.Columns[c].Name, nrows)
+				return nil, nil, fmt.Errorf("column %q has more than %d rows", cols[c].Name, nrows)
 			}
-			if err := readChunk(chunk, t.Rows[r:r+chunk.Len()], c); err != nil {
-				return nil, fmt.Errorf("column %q: %w", t.Columns[c].Name, err)
+			if err := readChunk(chunk, rows[r:r+chunk.Len()], c); err != nil {
+				return nil, nil, fmt.Errorf("column %q: %w", cols[c].Name, err)
 			}
 			r += chunk.Len()
 		}
 		if r != nrows {
-			return nil, fmt.Errorf("column %q has %d rows, want %d", t.Columns[c].Name, r, nrows)
+			return nil, nil, fmt.Errorf("column %q has %d rows, want %d", cols[c].Name, r, nrows)
 		}
 	}
-	return t, nil
+	return cols, rows, nil
 }
 
 // columnType maps an Arrow type read from a file to a column Type.

@@ -57,7 +57,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	list := fs.Bool("list", false, "list models, parameters and policies")
 	schema := fs.String("schema", "", "print the results columns of `MODEL` as Markdown")
 	shardFlag := fs.String("shard", "", "run shard `K/N` only (default: from SLURM_ARRAY_TASK_ID/COUNT or JOB_COMPLETION_INDEX with LBSWEEP_SHARDS)")
-	force := fs.Bool("force", false, "discard finished runs or a dataset from another version of the spec")
+	force := fs.Bool("force", false, "rerun an up-to-date dataset; discard an interrupted sweep's runs of another spec version")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage(fs, stderr)

@@ -45,10 +45,11 @@ func Merge(dir string) (string, error) {
 			return "", fmt.Errorf("%s: part %d of %d is missing (is that shard still running?)", dir, k, n)
 		}
 	}
-	first, err := results.ReadFile(parts[0])
+	meta, _, err := results.ReadMeta(parts[0])
 	if err != nil {
 		return "", err
 	}
+	first := &results.Table{Meta: meta}
 	spec, err := experiments.Parse(parts[0]+" (embedded spec)", first.MetaValue(results.KeySpec))
 	if err != nil {
 		return "", fmt.Errorf("the spec inside %s: %w", parts[0], err)
@@ -64,26 +65,34 @@ func Merge(dir string) (string, error) {
 	}
 	defer w.Abort()
 	for k := range n {
-		t, err := results.ReadFile(parts[k])
-		if err != nil {
-			return "", err
-		}
-		if t.MetaValue(results.KeySpecSHA256) != spec.SHA256 {
-			return "", fmt.Errorf("%s comes from another spec than %s", parts[k], parts[0])
-		}
 		lo, hi := shardRange(spec, Shard{k, n})
-		if len(t.Rows) != hi-lo {
-			return "", fmt.Errorf("%s holds %d runs, its shard has %d", parts[k], len(t.Rows), hi-lo)
+		i := lo
+		err := results.Scan(parts[k], func(meta []results.KV, cols []results.Column, rows []results.Row) error {
+			t := &results.Table{Meta: meta, Columns: cols}
+			if t.MetaValue(results.KeySpecSHA256) != spec.SHA256 {
+				return fmt.Errorf("it comes from another spec than %s", parts[0])
+			}
+			pc, rc := t.Col("point"), t.Col("replication")
+			for _, row := range rows {
+				if i >= hi {
+					return fmt.Errorf("more runs than its shard's %d", hi-lo)
+				}
+				r := spec.Run(i)
+				if row[pc].S != r.Key || row[rc].I != int64(r.Replication) {
+					return fmt.Errorf("row %d is not run %d of its spec", i-lo, i)
+				}
+				if err := w.Write(row); err != nil {
+					return err
+				}
+				i++
+			}
+			return nil
+		})
+		if err == nil && i != hi {
+			err = fmt.Errorf("holds %d runs, its shard has %d", i-lo, hi-lo)
 		}
-		pc, rc := t.Col("point"), t.Col("replication")
-		for i, row := range t.Rows {
-			r := spec.Run(lo + i)
-			if row[pc].S != r.Key || row[rc].I != int64(r.Replication) {
-				return "", fmt.Errorf("%s: row %d is not run %d of its spec", parts[k], i, lo+i)
-			}
-			if err := w.Write(row); err != nil {
-				return "", err
-			}
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", parts[k], err)
 		}
 	}
 	if err := w.Close(); err != nil {

@@ -35,7 +35,8 @@ type Options struct {
 	// Every is the interval between progress lines; 0 means 5 s, negative disables them.
 	Every time.Duration
 	Shard Shard // the part of the runs to do; the zero value is the whole sweep
-	// Force discards finished runs or a dataset written from another version of the spec instead of refusing.
+	// Force reruns a dataset that is up to date, and discards the finished runs of an interrupted sweep of another
+	// version of the spec instead of refusing to mix them. (A finished dataset of another version is always replaced.)
 	Force bool
 	// OnRow, if set, is called after each run's row is kept, with the runs done and to do in this call and the
 	// simulated events so far (for a progress bar).
@@ -93,13 +94,14 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return sum, fmt.Errorf("%s is a directory: the dataset file cannot be written there", path)
 	} else if err == nil {
-		t, err := results.ReadFile(path)
-		if err == nil && t.MetaValue(results.KeySpecSHA256) == s.SHA256 && len(t.Rows) == hi-lo && !o.Force {
+		meta, rows, err := results.ReadMeta(path) // the footer only: the file may be large
+		sha := (&results.Table{Meta: meta}).MetaValue(results.KeySpecSHA256)
+		if err == nil && sha == s.SHA256 && rows == int64(hi-lo) && !o.Force {
 			sum.UpToDate = true
 			return sum, nil
 		}
-		if err == nil && t.MetaValue(results.KeySpecSHA256) != s.SHA256 && !o.Force {
-			return sum, fmt.Errorf("%s was written from another version of %s: -force to replace it", path, s.File)
+		if err == nil && sha != s.SHA256 {
+			fmt.Fprintf(o.Log, "sweep: %s: the spec changed since %s was written: it will be replaced\n", s.Name, path)
 		}
 	}
 	prog := progressDir(dir, o.Shard)
@@ -342,14 +344,16 @@ func concat(path string, cols []results.Column, meta []results.KV, chunks []chun
 	}
 	defer w.Abort()
 	for _, c := range chunks {
-		t, err := results.ReadFile(c.path)
+		err := results.Scan(c.path, func(_ []results.KV, _ []results.Column, rows []results.Row) error {
+			for _, row := range rows {
+				if err := w.Write(row); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 		if err != nil {
 			return err
-		}
-		for _, row := range t.Rows {
-			if err := w.Write(row); err != nil {
-				return err
-			}
 		}
 	}
 	return w.Close()

@@ -1,0 +1,54 @@
+package results
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// Scan yields the file one row group at a time, and the rows are ReadFile's; ReadMeta reads the footer alone.
+func TestScanAndReadMeta(t *testing.T) {
+	cols := []Column{{Name: "i", Type: Int64}, {Name: "x", Type: Float64}, {Name: "l", Type: Float64List}, {Name: "s", Type: String}}
+	path := filepath.Join(t.TempDir(), "s.parquet")
+	w, err := Create(path, cols, []KV{{"k", "v"}}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 35
+	for i := range n {
+		w.Write(Row{Int(int64(i)), Float(float64(i) / 2), List([]float64{float64(i)}), Str("p")})
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, seen := 0, 0
+	err = Scan(path, func(meta []KV, got []Column, rows []Row) error {
+		groups++
+		if len(got) != len(cols) || len(meta) != 1 || meta[0].Value != "v" {
+			t.Errorf("group %d: columns %v, meta %v", groups, got, meta)
+		}
+		for _, r := range rows {
+			want := whole.Rows[seen]
+			for c := range cols {
+				if !Equal(cols[c].Type, r[c], want[c]) && cols[c].Type != Float64List {
+					t.Errorf("row %d column %s differs", seen, cols[c].Name)
+				}
+			}
+			if r[2].L[0] != want[2].L[0] {
+				t.Errorf("row %d list differs", seen)
+			}
+			seen++
+		}
+		return nil
+	})
+	if err != nil || seen != n || groups != 4 {
+		t.Errorf("Scan: %d rows in %d groups (want %d in 4), err %v", seen, groups, n, err)
+	}
+	meta, rows, err := ReadMeta(path)
+	if err != nil || rows != n || len(meta) != 1 || meta[0].Key != "k" {
+		t.Errorf("ReadMeta: %v %d %v", meta, rows, err)
+	}
+}
