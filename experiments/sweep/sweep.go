@@ -48,7 +48,7 @@ type Summary struct {
 	Path     string // the Parquet file written
 	Runs     int    // runs in this sweep (or shard)
 	Resumed  int    // runs found finished from an earlier, interrupted sweep
-	UpToDate bool   // the dataset existed, from this spec: nothing was run
+	UpToDate bool   // the dataset existed, from this spec and this clean build: nothing was run
 	Events   int64  // simulated events (or the model's cost estimate) of the runs done now
 	Elapsed  time.Duration
 }
@@ -95,8 +95,9 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 		return sum, fmt.Errorf("%s is a directory: the dataset file cannot be written there", path)
 	} else if err == nil {
 		meta, rows, err := results.ReadMeta(path) // the footer only: the file may be large
-		sha := (&results.Table{Meta: meta}).MetaValue(results.KeySpecSHA256)
-		if err == nil && sha == s.SHA256 && rows == int64(hi-lo) && !o.Force {
+		old := &results.Table{Meta: meta}
+		sha := old.MetaValue(results.KeySpecSHA256)
+		if err == nil && sha == s.SHA256 && rows == int64(hi-lo) && !o.Force && sameBinary(old) {
 			sum.UpToDate = true
 			return sum, nil
 		}
@@ -128,6 +129,18 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
+}
+
+// sameBinary reports whether the dataset t was written by this very build: the same clean VCS revision. A dirty or
+// unstamped build (go run, go test) never counts, so changed model code always reruns.
+func sameBinary(t *results.Table) bool {
+	var rev string
+	for _, kv := range results.Provenance("", "", "") {
+		if kv.Key == results.KeyRevision {
+			rev = kv.Value
+		}
+	}
+	return rev != "unknown" && !strings.HasSuffix(rev, "+dirty") && t.MetaValue(results.KeyRevision) == rev
 }
 
 // chunk is one progress file: the rows of runs [first, first+rows).
