@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -26,6 +27,24 @@ const DefaultRowGroup = 4096
 // wins, and each file that appears is complete).
 func TempName(path string) string {
 	return filepath.Join(filepath.Dir(path), fmt.Sprintf(".%s.%d.tmp", filepath.Base(path), os.Getpid()))
+}
+
+// RemoveStaleTemps removes the temporary files that writers of path left when they were killed: those of processes
+// that no longer run on this machine. A live writer's file (another sweep of the same dataset) is left alone.
+func RemoveStaleTemps(path string) {
+	pattern := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	files, _ := filepath.Glob(pattern)
+	for _, f := range files {
+		var pid int
+		name := filepath.Base(f)
+		if _, err := fmt.Sscanf(name[len(filepath.Base(path))+2:], "%d.tmp", &pid); err != nil || pid == os.Getpid() {
+			continue
+		}
+		if p, err := os.FindProcess(pid); err == nil && p.Signal(syscall.Signal(0)) == nil {
+			continue // still running
+		}
+		os.Remove(f)
+	}
 }
 
 // Writer streams rows into one Parquet file. It writes to TempName(PATH) and renames to PATH only in Close, so an

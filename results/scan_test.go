@@ -1,6 +1,7 @@
 package results
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -50,5 +51,25 @@ func TestScanAndReadMeta(t *testing.T) {
 	meta, rows, err := ReadMeta(path)
 	if err != nil || rows != n || len(meta) != 1 || meta[0].Key != "k" {
 		t.Errorf("ReadMeta: %v %d %v", meta, rows, err)
+	}
+}
+
+// A dead writer's temporary file is removed; a live one's (this process) is not.
+func TestRemoveStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "runs.parquet")
+	mine := TempName(path)
+	dead := filepath.Join(dir, ".runs.parquet.999999999.tmp") // no such process
+	other := filepath.Join(dir, ".other.parquet.1.tmp")
+	for _, f := range []string{mine, dead, other} {
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	RemoveStaleTemps(path)
+	for f, want := range map[string]bool{mine: true, dead: false, other: true} {
+		if _, err := os.Stat(f); (err == nil) != want {
+			t.Errorf("%s: exists = %v, want %v", filepath.Base(f), err == nil, want)
+		}
 	}
 }

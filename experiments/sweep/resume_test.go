@@ -128,6 +128,9 @@ policy = { name = "jsq_d", d = 2 }
 		time.Sleep(after)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
+		// As if the kill had landed while the final file was being written: a dead writer's temporary file.
+		os.MkdirAll(filepath.Join(dir, "many"), 0o755)
+		os.WriteFile(filepath.Join(dir, "many", ".runs.parquet.999999999.tmp"), []byte("partial"), 0o644)
 		var stderr bytes.Buffer
 		again := exec.Command(bin, "-j", "2", "-o", dir, specPath)
 		again.Stderr = &stderr

@@ -105,6 +105,7 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 			fmt.Fprintf(o.Log, "sweep: %s: the spec changed since %s was written: it will be replaced\n", s.Name, path)
 		}
 	}
+	results.RemoveStaleTemps(path) // a sweep killed while writing the final file left its temporary behind
 	prog := progressDir(dir, o.Shard)
 	chunks, done, err := loadProgress(prog, s, lo, hi, o.Force)
 	if err != nil {
