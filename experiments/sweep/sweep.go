@@ -91,6 +91,7 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	path := filepath.Join(dir, fileName(o.Shard))
 	lo, hi := shardRange(s, o.Shard)
 	sum := Summary{Path: path, Runs: hi - lo}
+	results.RemoveStaleTemps(path) // a sweep killed while writing the final file left its temporary behind
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return sum, fmt.Errorf("%s is a directory: the dataset file cannot be written there", path)
 	} else if err == nil {
@@ -99,13 +100,13 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 		sha := old.MetaValue(results.KeySpecSHA256)
 		if err == nil && sha == s.SHA256 && rows == int64(hi-lo) && !o.Force && sameBinary(old) {
 			sum.UpToDate = true
-			return sum, nil
+			// A sweep killed between renaming the file into place and removing its progress leaves them behind.
+			return sum, os.RemoveAll(progressDir(dir, o.Shard))
 		}
 		if err == nil && sha != s.SHA256 {
 			fmt.Fprintf(o.Log, "sweep: %s: the spec changed since %s was written: it will be replaced\n", s.Name, path)
 		}
 	}
-	results.RemoveStaleTemps(path) // a sweep killed while writing the final file left its temporary behind
 	prog := progressDir(dir, o.Shard)
 	chunks, done, err := loadProgress(prog, s, lo, hi, o.Force)
 	if err != nil {
