@@ -151,4 +151,17 @@ policy = { name = "jsq_d", d = 2 }
 	if resumed == 0 {
 		t.Error("no kill point left finished runs to resume from: the test did not exercise resumption")
 	}
+	// Killed after the final rename, before its cleanup: the finished dataset, a dead writer's temporary file and a
+	// progress directory. The rerun (up to date, or rerun when the binary is unstamped) leaves the dataset alone.
+	os.WriteFile(filepath.Join(ref, "many", ".runs.parquet.999999999.tmp"), []byte("partial"), 0o644)
+	os.MkdirAll(filepath.Join(ref, "many", ".progress-0-of-1"), 0o755)
+	if out, err := sweep(ref).CombinedOutput(); err != nil {
+		t.Fatalf("rerun of a finished sweep: %v\n%s", err, out)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(ref, "many")); len(ents) != 1 {
+		t.Errorf("finished sweep rerun: %d entries left, want only %s", len(ents), FileName)
+	}
+	if got, _ := os.ReadFile(filepath.Join(ref, "many", FileName)); !bytes.Equal(got, want) {
+		t.Error("the rerun changed a finished dataset")
+	}
 }
