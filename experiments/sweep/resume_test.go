@@ -114,12 +114,21 @@ policy = { name = "jsq_d", d = 2 }
 		return exec.Command(bin, "-q", "-j", "2", "-o", dir, specPath)
 	}
 	ref := t.TempDir()
+	began := time.Now()
 	if out, err := sweep(ref).CombinedOutput(); err != nil {
 		t.Fatalf("reference sweep: %v\n%s", err, out)
 	}
+	took := time.Since(began) // kill points are fractions of it, so a slow or busy machine does not defeat the test
 	want, _ := os.ReadFile(filepath.Join(ref, "many", FileName))
 	resumed := 0
-	for _, after := range []time.Duration{300 * time.Millisecond, 900 * time.Millisecond, 1500 * time.Millisecond, 2500 * time.Millisecond} {
+	// Chunks are flushed after 1000 and 2000 of the 3000 runs: killing at 0.5 and 0.8 of the run time resumes from
+	// them; 0.1 finds none yet; 1.2 kills a finished process. If load skews the timing, 0.9 is tried again.
+	points := []float64{0.1, 0.5, 0.8, 1.2, 0.9, 0.9}
+	for i, frac := range points {
+		if i >= 4 && resumed > 0 {
+			break
+		}
+		after := time.Duration(frac * float64(took))
 		dir := t.TempDir()
 		cmd := sweep(dir)
 		if err := cmd.Start(); err != nil {

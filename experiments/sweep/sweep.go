@@ -136,13 +136,18 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 // sameBinary reports whether the dataset t was written by this very build: the same clean VCS revision. A dirty or
 // unstamped build (go run, go test) never counts, so changed model code always reruns.
 func sameBinary(t *results.Table) bool {
-	var rev string
+	rev := revision()
+	return rev != "unknown" && !strings.HasSuffix(rev, "+dirty") && t.MetaValue(results.KeyRevision) == rev
+}
+
+// revision is this build's VCS revision as the provenance records it.
+func revision() string {
 	for _, kv := range results.Provenance("", "", "") {
 		if kv.Key == results.KeyRevision {
-			rev = kv.Value
+			return kv.Value
 		}
 	}
-	return rev != "unknown" && !strings.HasSuffix(rev, "+dirty") && t.MetaValue(results.KeyRevision) == rev
+	return "unknown"
 }
 
 // chunk is one progress file: the rows of runs [first, first+rows).
@@ -175,6 +180,9 @@ func loadProgress(prog string, s *experiments.Spec, lo, hi int, force bool) ([]c
 		t, err := results.ReadFile(p)
 		if err == nil && t.MetaValue(results.KeySpecSHA256) != s.SHA256 {
 			err = fmt.Errorf("finished runs in %s come from another version of %s", prog, s.File)
+		}
+		if err == nil && t.MetaValue(results.KeyRevision) != revision() {
+			err = fmt.Errorf("finished runs in %s were made by another build (revision %s, this one %s): mixing them would mix model code", prog, t.MetaValue(results.KeyRevision), revision())
 		}
 		if err == nil && name != chunkName(next) {
 			err = fmt.Errorf("%s: expected %s next: the progress directory is not one sweep's", prog, chunkName(next))
