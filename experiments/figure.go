@@ -13,8 +13,8 @@ type FigureKind uint8
 
 // Figure kinds, as specs name them in `kind`.
 const (
-	// QueueTail draws s_i (queue_tail element i−1) against i on a log y axis: simulated means with confidence
-	// intervals as error bars, the theory (theory_queue_tail) as lines, one series per value of Series.
+	// QueueTail draws a list column (y, default queue_tail: element i−1 is s_i) against i on a log y axis: simulated
+	// means with confidence intervals as error bars, the theory (theory_<y>) as lines, one series per value of Series.
 	QueueTail FigureKind = iota + 1
 	// MetricVsParam draws the metric Y against the parameter X, one series per value of Series, with the theory
 	// column as lines where it is not null.
@@ -143,9 +143,14 @@ func (d *decoder) figures(s *Spec, raw map[string]any) error {
 		}
 		switch f.Kind {
 		case QueueTail:
-			f.Y = "queue_tail"
-			if _, present := m["theory"]; !present {
-				f.Theory = []string{"theory_queue_tail"}
+			if f.Y == "" {
+				f.Y = "queue_tail"
+			}
+			if j := colIndex(cols, f.Y); j >= 0 && cols[j].Type != results.Float64List {
+				return d.errf("figure", i, "y", "column %q is %s: a queue_tail figure draws a list column (queue_tail, load_tail) against its level", f.Y, cols[j].Type)
+			}
+			if _, present := m["theory"]; !present && colIndex(cols, "theory_"+f.Y) >= 0 {
+				f.Theory = []string{"theory_" + f.Y}
 			}
 			if f.X != "" {
 				return d.errf("figure", i, "x", "a queue_tail figure has the level i on its x axis: remove x")

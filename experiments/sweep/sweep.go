@@ -103,8 +103,11 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 			// A sweep killed between renaming the file into place and removing its progress leaves them behind.
 			return sum, os.RemoveAll(progressDir(dir, o.Shard))
 		}
-		if err == nil && sha != s.SHA256 {
+		switch {
+		case err == nil && sha != s.SHA256:
 			fmt.Fprintf(o.Log, "sweep: %s: the spec changed since %s was written: it will be replaced\n", s.Name, path)
+		case err == nil && !o.Force && rows == int64(hi-lo) && revision() == "unknown":
+			fmt.Fprintf(o.Log, "sweep: %s: %s is complete, but this build carries no VCS revision (go run, or GOFLAGS=-buildvcs=false), so it cannot tell the dataset is its own: rerunning (build with -buildvcs=auto, as make does, to skip up-to-date datasets)\n", s.Name, path)
 		}
 	}
 	prog := progressDir(dir, o.Shard)

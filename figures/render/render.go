@@ -8,6 +8,7 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"io"
@@ -371,11 +372,17 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 	} else {
 		leg.Add("points: simulation", blank{})
 	}
-	if len(f.Theory) > 0 {
-		leg.Add("lines: "+strings.TrimPrefix(f.Theory[0], "theory_"), blank{})
-	}
-	for _, name := range f.Theory[min(1, len(f.Theory)):] {
-		leg.Add("dotted: "+strings.TrimPrefix(name, "theory_"), blank{})
+	for c, name := range f.Theory {
+		label := name
+		if strings.HasPrefix(name, "theory_") {
+			label = "theory"
+		}
+		label = strings.TrimSuffix(label, "_"+f.Y) // asymptotic_max_load beside max_load: "asymptotic"
+		if c == 0 {
+			leg.Add("lines: "+label, blank{})
+		} else {
+			leg.Add("dotted: "+label, blank{})
+		}
 	}
 	bars := fmt.Sprintf("bars: %.0f%% CI", 100*(1-f.Alpha))
 	if f.Stat == experiments.Median {
@@ -417,7 +424,13 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 	p.Draw(plotC)
 	lc := draw.Crop(dc, Width-legendWidth+4, 0, 0, -0.25*vg.Inch)
 	leg.Draw(lc)
-	_, err = c.WriteTo(w)
+	// gonum/plot lays text out with Liberation Serif's metrics; Times New Roman has the same metrics, so name it (and
+	// serif) as fallbacks for viewers without Liberation, instead of letting them substitute a wider font.
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return err
+	}
+	_, err = w.Write(bytes.ReplaceAll(buf.Bytes(), []byte("font-family:Liberation Serif;"), []byte("font-family:'Liberation Serif','Times New Roman',Times,serif;")))
 	return err
 }
 

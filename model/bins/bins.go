@@ -136,7 +136,7 @@ func (Model) Check(p model.Point, _ bool) ([]string, error) {
 	case sch != threshold && p[pThreshold].Valid:
 		return nil, model.Issue{Param: "threshold", Message: "only scheme = \"threshold\" takes a threshold"}
 	case sch == threshold && d != 2:
-		return nil, model.Issue{Param: "d", Message: "scheme threshold probes at most twice: leave d at 2"}
+		return nil, model.Issue{Param: "d", Message: "must stay 2 with scheme threshold (it probes at most twice)"}
 	}
 	return nil, nil
 }
