@@ -213,7 +213,8 @@ func (s *Spec) Evaluate(t *results.Table) []Verdict {
 // values returns the metric (element Level−1 for list columns; 0 past a list's end, since queue_tail stops at the
 // longest queue seen) over the rows matching conds, skipping nulls, and how many rows matched.
 func values(t *results.Table, conds []results.Cond, metric string, level int) (xs []float64, matched int) {
-	return valuesAt(t, t.Where(conds), metric, level), len(t.Where(conds))
+	rows := t.Where(conds)
+	return valuesAt(t, rows, metric, level), len(rows)
 }
 
 func valuesAt(t *results.Table, rows []int, metric string, level int) []float64 {

@@ -20,31 +20,51 @@ const (
 	KeySchemaVersion = "lbsweep.schema_version" // SchemaVersion
 )
 
+// Revision is the VCS revision this binary was built from, with "+dirty" when the work tree had changes, or
+// "unknown" when the build was not stamped (go run, go test, -buildvcs=false). It is the KeyRevision metadata.
+func Revision() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	revision, dirty := "unknown", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if dirty && revision != "unknown" {
+		revision += "+dirty"
+	}
+	return revision
+}
+
+// Lookup returns the value of key in metadata meta, or "" when absent.
+func Lookup(meta []KV, key string) string {
+	for _, kv := range meta {
+		if kv.Key == key {
+			return kv.Value
+		}
+	}
+	return ""
+}
+
 // Provenance returns the metadata of a dataset written from spec text with SHA-256 sha by model modelName. It holds
 // no timestamps, host names or durations, so the same spec and binary give the same bytes.
 func Provenance(spec, sha, modelName string) []KV {
-	version, revision := "unknown", "unknown"
+	version := "unknown"
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		version = bi.Main.Version
-		dirty := false
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				revision = s.Value
-			case "vcs.modified":
-				dirty = s.Value == "true"
-			}
-		}
-		if dirty && revision != "unknown" {
-			revision += "+dirty"
-		}
 	}
 	return []KV{
 		{KeySpec, spec},
 		{KeySpecSHA256, sha},
 		{KeyModel, modelName},
 		{KeyVersion, version},
-		{KeyRevision, revision},
+		{KeyRevision, Revision()},
 		{KeyGoVersion, runtime.Version()},
 		{KeySchemaVersion, SchemaVersion},
 	}

@@ -34,14 +34,7 @@ func (t *Table) Col(name string) int {
 }
 
 // MetaValue returns the metadata value for key, or "" when absent.
-func (t *Table) MetaValue(key string) string {
-	for _, kv := range t.Meta {
-		if kv.Key == key {
-			return kv.Value
-		}
-	}
-	return ""
-}
+func (t *Table) MetaValue(key string) string { return Lookup(t.Meta, key) }
 
 // arrowSchemaKey is the key under which Arrow writers store their serialized schema; it is not user metadata.
 const arrowSchemaKey = "ARROW:schema"

@@ -49,12 +49,11 @@ func Merge(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	first := &results.Table{Meta: meta}
-	spec, err := experiments.Parse(parts[0]+" (embedded spec)", first.MetaValue(results.KeySpec))
+	spec, err := experiments.Parse(parts[0]+" (embedded spec)", results.Lookup(meta, results.KeySpec))
 	if err != nil {
 		return "", fmt.Errorf("the spec inside %s: %w", parts[0], err)
 	}
-	if spec.SHA256 != first.MetaValue(results.KeySpecSHA256) {
+	if spec.SHA256 != results.Lookup(meta, results.KeySpecSHA256) {
 		return "", fmt.Errorf("%s: its spec text does not match its spec hash", parts[0])
 	}
 	cols := model.Columns(spec.Model)
@@ -68,8 +67,8 @@ func Merge(dir string) (string, error) {
 		lo, hi := shardRange(spec, Shard{k, n})
 		i := lo
 		err := results.Scan(parts[k], func(meta []results.KV, cols []results.Column, rows []results.Row) error {
-			t := &results.Table{Meta: meta, Columns: cols}
-			if t.MetaValue(results.KeySpecSHA256) != spec.SHA256 {
+			t := &results.Table{Columns: cols}
+			if results.Lookup(meta, results.KeySpecSHA256) != spec.SHA256 {
 				return fmt.Errorf("it comes from another spec than %s", parts[0])
 			}
 			pc, rc := t.Col("point"), t.Col("replication")

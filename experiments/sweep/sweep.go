@@ -96,9 +96,8 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 		return sum, fmt.Errorf("%s is a directory: the dataset file cannot be written there", path)
 	} else if err == nil {
 		meta, rows, err := results.ReadMeta(path) // the footer only: the file may be large
-		old := &results.Table{Meta: meta}
-		sha := old.MetaValue(results.KeySpecSHA256)
-		if err == nil && sha == s.SHA256 && rows == int64(hi-lo) && !o.Force && sameBinary(old) {
+		sha := results.Lookup(meta, results.KeySpecSHA256)
+		if err == nil && sha == s.SHA256 && rows == int64(hi-lo) && !o.Force && sameBinary(meta) {
 			sum.UpToDate = true
 			// A sweep killed between renaming the file into place and removing its progress leaves them behind.
 			return sum, os.RemoveAll(progressDir(dir, o.Shard))
@@ -106,7 +105,7 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 		switch {
 		case err == nil && sha != s.SHA256:
 			fmt.Fprintf(o.Log, "sweep: %s: the spec changed since %s was written: it will be replaced\n", s.Name, path)
-		case err == nil && !o.Force && rows == int64(hi-lo) && revision() == "unknown":
+		case err == nil && !o.Force && rows == int64(hi-lo) && results.Revision() == "unknown":
 			fmt.Fprintf(o.Log, "sweep: %s: %s is complete, but this build carries no VCS revision (go run, or GOFLAGS=-buildvcs=false), so it cannot tell the dataset is its own: rerunning (build with -buildvcs=auto, as make does, to skip up-to-date datasets)\n", s.Name, path)
 		}
 	}
@@ -136,21 +135,11 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	return sum, nil
 }
 
-// sameBinary reports whether the dataset t was written by this very build: the same clean VCS revision. A dirty or
+// sameBinary reports whether the dataset with metadata meta was written by this very build: the same clean VCS revision. A dirty or
 // unstamped build (go run, go test) never counts, so changed model code always reruns.
-func sameBinary(t *results.Table) bool {
-	rev := revision()
-	return rev != "unknown" && !strings.HasSuffix(rev, "+dirty") && t.MetaValue(results.KeyRevision) == rev
-}
-
-// revision is this build's VCS revision as the provenance records it.
-func revision() string {
-	for _, kv := range results.Provenance("", "", "") {
-		if kv.Key == results.KeyRevision {
-			return kv.Value
-		}
-	}
-	return "unknown"
+func sameBinary(meta []results.KV) bool {
+	rev := results.Revision()
+	return rev != "unknown" && !strings.HasSuffix(rev, "+dirty") && results.Lookup(meta, results.KeyRevision) == rev
 }
 
 // chunk is one progress file: the rows of runs [first, first+rows).
@@ -184,8 +173,8 @@ func loadProgress(prog string, s *experiments.Spec, lo, hi int, force bool) ([]c
 		if err == nil && t.MetaValue(results.KeySpecSHA256) != s.SHA256 {
 			err = fmt.Errorf("finished runs in %s come from another version of %s", prog, s.File)
 		}
-		if err == nil && t.MetaValue(results.KeyRevision) != revision() {
-			err = fmt.Errorf("finished runs in %s were made by another build (revision %s, this one %s): mixing them would mix model code", prog, t.MetaValue(results.KeyRevision), revision())
+		if rev := results.Revision(); err == nil && t.MetaValue(results.KeyRevision) != rev {
+			err = fmt.Errorf("finished runs in %s were made by another build (revision %s, this one %s): mixing them would mix model code", prog, t.MetaValue(results.KeyRevision), rev)
 		}
 		if err == nil && name != chunkName(next) {
 			err = fmt.Errorf("%s: expected %s next: the progress directory is not one sweep's", prog, chunkName(next))
@@ -259,9 +248,11 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 					cancel(err)
 					return
 				}
-				ev := int64(s.Model.Cost(s.Run(i).Point)) // models without an events column: their cost estimate
+				var ev int64
 				if evCol >= 0 {
 					ev = row[evCol].I
+				} else { // models without an events column: their cost estimate
+					ev = int64(s.Model.Cost(s.Run(i).Point))
 				}
 				select {
 				case out <- done{i, row, ev}:

@@ -63,13 +63,7 @@ func place[T load](p *placer, bins []T, r *sim.Rand, from, to int64) int64 {
 			case p.replacement:
 				k = r.IntN(n)
 			default: // distinct probes by rejection: each draw uniform over the bins not yet probed
-			redraw:
-				k = r.IntN(n)
-				for _, x := range seen[:j] {
-					if x == k {
-						goto redraw
-					}
-				}
+				k = r.IntNNew(n, seen[:j])
 				seen[j] = k
 			}
 			v := p.read(float64(bins[k]), r)

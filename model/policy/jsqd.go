@@ -16,18 +16,11 @@ const maxRejection = 8
 type jsqd struct {
 	d       int
 	replace bool
-	idx     []int32 // without replacement: a permutation of 0..n−1 used for partial Fisher–Yates
+	idx     []int32 // large d without replacement: a permutation of 0..n−1 for partial Fisher–Yates
 }
 
 func newJSQd(a Args, n int) Policy {
-	p := &jsqd{d: a.D, replace: a.Replacement}
-	if !p.replace {
-		p.idx = make([]int32, n)
-		for i := range p.idx {
-			p.idx[i] = int32(i)
-		}
-	}
-	return p
+	return &jsqd{d: a.D, replace: a.Replacement} // idx is built on first use: only large d needs it
 }
 
 func (p *jsqd) Pick(l *sim.Levels, r *sim.Rand) int {
@@ -59,13 +52,7 @@ func (p *jsqd) Pick(l *sim.Levels, r *sim.Rand) int {
 		var seen [maxRejection]int
 		best, bq := -1, int32(0)
 		for j := range p.d {
-		draw:
-			k := r.IntN(n)
-			for _, x := range seen[:j] {
-				if x == k {
-					goto draw
-				}
-			}
+			k := r.IntNNew(n, seen[:j])
 			seen[j] = k
 			if q := l.Len(k); best < 0 || q < bq {
 				best, bq = k, q
@@ -75,6 +62,12 @@ func (p *jsqd) Pick(l *sim.Levels, r *sim.Rand) int {
 	}
 	// Partial Fisher–Yates over a persistent permutation: each call's first d entries are a uniformly random
 	// ordered d-subset whatever order earlier calls left behind.
+	if p.idx == nil {
+		p.idx = make([]int32, n)
+		for i := range p.idx {
+			p.idx[i] = int32(i)
+		}
+	}
 	idx := p.idx
 	best, bq := -1, int32(0)
 	for j := range p.d {

@@ -40,7 +40,18 @@ var Params = []model.Param{
 		Doc: "jsq_d: sample with replacement (default false: d distinct servers); null for other policies"},
 }
 
-// Registry lists every policy, in the order `sweep -list` prints them. Index i is the policy's enum value.
+// ID is a policy's enum value: its index in Registry, as a model's "policy" parameter holds it.
+type ID int64
+
+// The registered policies' IDs, in Registry order (a test checks they match the names).
+const (
+	Random ID = iota
+	RoundRobin
+	JSQd
+	JSQ
+)
+
+// Registry lists every policy, in the order `sweep -list` prints them. Index i is the policy's ID.
 var Registry = []Entry{
 	{Name: "random", Doc: randomDoc, New: newRandom},
 	{Name: "round_robin", Doc: roundRobinDoc, New: newRoundRobin},

@@ -411,3 +411,12 @@ func TestJSQdRejectionSampler(t *testing.T) {
 		check(fmt.Sprintf("server %d", k), counts[k], (1-float64(d)/n)/(n-1))
 	}
 }
+
+// The ID constants name their Registry entries.
+func TestIDs(t *testing.T) {
+	for id, name := range map[ID]string{Random: "random", RoundRobin: "round_robin", JSQd: "jsq_d", JSQ: "jsq"} {
+		if Registry[id].Name != name {
+			t.Errorf("Registry[%d] is %s, want %s", id, Registry[id].Name, name)
+		}
+	}
+}

@@ -89,6 +89,26 @@ func (r *Rand) Exp() float64 {
 	}
 }
 
+// IntNNew returns a uniform integer in [0, n) that is not among prior (distinct values, len(prior) < n), by drawing
+// IntN(n) until the value is new: each call is uniform over the values not yet taken, so successive calls give a
+// uniformly random ordered sample without replacement. Expected draws n/(n − len(prior)); meant for small samples
+// (the callers keep len(prior) ≤ n/4).
+func (r *Rand) IntNNew(n int, prior []int) int {
+	for {
+		k := r.IntN(n)
+		fresh := true
+		for _, x := range prior {
+			if x == k {
+				fresh = false
+				break
+			}
+		}
+		if fresh {
+			return k
+		}
+	}
+}
+
 // Norm returns a standard normal variate by Marsaglia's polar method (Marsaglia & Bray, SIAM Review 6(3), 1964): a
 // uniform point in the unit disc, rejected outside it (probability 1 − π/4), scaled by √(−2 ln s / s). One of the
 // pair is returned, the other discarded, so the stream position does not depend on earlier calls.

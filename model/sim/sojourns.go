@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"math"
+
 	"github.com/DataDog/sketches-go/ddsketch"
 	"github.com/DataDog/sketches-go/ddsketch/mapping"
 	"github.com/DataDog/sketches-go/ddsketch/store"
@@ -43,7 +45,7 @@ func (s *Sojourns) Count() int64 { return s.n }
 // Mean is the exact mean; NaN when empty.
 func (s *Sojourns) Mean() float64 {
 	if s.n == 0 {
-		return nan()
+		return math.NaN()
 	}
 	return s.sum / float64(s.n)
 }
@@ -53,11 +55,11 @@ func (s *Sojourns) Mean() float64 {
 // position.
 func (s *Sojourns) Quantile(p float64) float64 {
 	if s.n == 0 {
-		return nan()
+		return math.NaN()
 	}
 	v, err := s.sk.GetValueAtQuantile(p)
 	if err != nil {
-		return nan()
+		return math.NaN()
 	}
 	return v
 }

@@ -172,12 +172,12 @@ func theory(p model.Point, k int) []results.Cell {
 	var mean, p99 float64
 	var tail []float64
 	var source string
-	switch policy.Registry[p[pPolicy].I].Name {
-	case "random":
+	switch policy.ID(p[pPolicy].I) {
+	case policy.Random:
 		mean, p99, tail, source = analytic.MM1MeanSojourn(lambda, 1), analytic.MM1SojournQuantile(lambda, 1, 0.99), analytic.MM1Tail(lambda, k), SourceMM1
-	case "round_robin":
+	case policy.RoundRobin:
 		mean, p99, tail, source = analytic.RoundRobinMeanSojourn(lambda, n), analytic.RoundRobinSojournQuantile(lambda, n, 0.99), analytic.RoundRobinTail(lambda, n, k), SourceRoundRobin
-	case "jsq_d":
+	case policy.JSQd:
 		d := int(p[pD].I)
 		mean, p99, tail, source = analytic.JSQdMeanSojourn(lambda, d), analytic.JSQdSojournQuantile(lambda, d, 0.99), analytic.JSQdTail(lambda, d, k), SourceMeanField
 		if d == 1 {

@@ -1,5 +1,0 @@
-package sim
-
-import "math"
-
-func nan() float64 { return math.NaN() }
