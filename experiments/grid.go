@@ -27,6 +27,15 @@ func (s *Spec) Runs() int { return s.Points() * s.Replications }
 // defaults for the arguments the policy takes, null for those it does not. It also returns, per parameter, the
 // axis index that set it (-1 for [params] or a default).
 func (s *Spec) Point(i int) (model.Point, []int) {
+	p, from := s.point(i)
+	if r, ok := s.Model.(model.Resolver); ok {
+		_ = r.Resolve(p) // checkGrid has reported any error
+	}
+	return p, from
+}
+
+// point is Point before the model resolves its determined parameters.
+func (s *Spec) point(i int) (model.Point, []int) {
 	p := append(model.Point(nil), s.Base...)
 	from := make([]int, len(p))
 	for k := range from {
@@ -64,9 +73,9 @@ func resolvePolicy(ps []model.Param, p model.Point) {
 	}
 }
 
-// Key is the canonical key of a point: name=value for every parameter in column order, comma-separated. It is the
-// dataset's `point` column. policyPart selects the policy parameters only (true) or all the others (false); both
-// halves together identify the point.
+// Key is the canonical key of a point: name=value for every parameter that is set (not null), in column order,
+// comma-separated. It is the dataset's `point` column. Leaving nulls out keeps the keys, and so the seeds, of existing
+// points unchanged when a model gains an optional parameter or a policy argument.
 func Key(ps []model.Param, p model.Point) string {
 	return key(ps, p, func(model.Param) bool { return true })
 }
@@ -74,7 +83,7 @@ func Key(ps []model.Param, p model.Point) string {
 func key(ps []model.Param, p model.Point, keep func(model.Param) bool) string {
 	var b strings.Builder
 	for i, prm := range ps {
-		if !keep(prm) {
+		if !keep(prm) || !p[i].Valid {
 			continue
 		}
 		if b.Len() > 0 {
@@ -135,6 +144,14 @@ func firstPoint(s *Spec, i int) model.Point {
 	return p
 }
 
+// sameSetting reports whether two axis values assign the same parameters the same values (compared canonically:
+// values may hold lists).
+func sameSetting(ps []model.Param, a, b Setting) bool {
+	return slices.EqualFunc(a, b, func(x, y Assign) bool {
+		return x.Param == y.Param && ps[x.Param].Format(x.Value) == ps[y.Param].Format(y.Value)
+	})
+}
+
 // maxPoints bounds the grid so that a mistake is an error rather than a day of computing.
 const maxPoints = 10_000_000
 
@@ -155,7 +172,7 @@ func (d *decoder) checkGrid(s *Spec) error {
 	seen := make(map[uint64]int, n) // key hashes: 8 bytes a point instead of the key string
 	warned := make(map[string]bool)
 	for i := range n {
-		p, from := s.Point(i)
+		p, from := s.point(i)
 		where := func(param int) (string, string) { // table and key that set param
 			if param < 0 {
 				return "", ""
@@ -182,7 +199,14 @@ func (d *decoder) checkGrid(s *Spec) error {
 			}
 			return d.errf("params", -1, "", "%s is required: set it in [params] or sweep it in [sweep] (%s)", prm.Name, prm.Doc)
 		}
-		warns, err := s.Model.Check(p, s.AllowUnstable)
+		var err error
+		if r, ok := s.Model.(model.Resolver); ok {
+			err = r.Resolve(p)
+		}
+		var warns []string
+		if err == nil {
+			warns, err = s.Model.Check(p, s.AllowUnstable)
+		}
 		if err != nil {
 			if is, ok := err.(model.Issue); ok {
 				pk := model.Index(ps, is.Param)
@@ -211,7 +235,7 @@ func (d *decoder) checkGrid(s *Spec) error {
 				if vj == vi {
 					continue
 				}
-				if slices.Equal(a.Values[vj], a.Values[vi]) {
+				if sameSetting(ps, a.Values[vj], a.Values[vi]) {
 					return d.errf("sweep", -1, a.Key, "values %d and %d are the same (grid point %s): remove the duplicate", vj+1, vi+1, k)
 				}
 				return d.errf("sweep", -1, a.Key, "values %d and %d give the same grid point %s (once policy arguments take their defaults, and are null for a policy that does not take them)", vj+1, vi+1, k)

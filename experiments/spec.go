@@ -333,8 +333,79 @@ func value(p model.Param, v any) (model.Value, string) {
 			}
 		}
 		return model.Value{}, fmt.Sprintf("unknown %s %q (valid: %s)", p.Name, x, strings.Join(p.Choices, ", "))
+	case model.List:
+		xs, ok := v.([]any)
+		if !ok || len(xs) == 0 {
+			return model.Value{}, "expected a non-empty list of numbers [a, b, ...], got " + tomlType(v)
+		}
+		l := make([]float64, len(xs))
+		for i, x := range xs {
+			f, msg := value(model.Param{Name: p.Name, Kind: model.Float}, x)
+			if msg != "" {
+				return model.Value{}, fmt.Sprintf("element %d: %s", i+1, msg)
+			}
+			l[i] = f.F
+		}
+		return model.ListValue(l), ""
+	case model.Records:
+		return records(p, v)
 	}
 	return model.Value{}, "parameter of an invalid kind"
+}
+
+// records decodes a Records value: a non-empty list of inline tables whose keys are p.Fields, defaults applied.
+func records(p model.Param, v any) (model.Value, string) {
+	fields := make([]string, len(p.Fields))
+	for i, f := range p.Fields {
+		fields[i] = f.Name
+	}
+	example := fmt.Sprintf("[{%s = ...}, ...] with keys %s", fields[0], strings.Join(fields, ", "))
+	var tables []map[string]any
+	switch x := v.(type) {
+	case []map[string]any:
+		tables = x
+	case []any:
+		for _, e := range x {
+			t, ok := e.(map[string]any)
+			if !ok {
+				return model.Value{}, fmt.Sprintf("expected a list of tables %s, got a list holding %s", example, tomlType(e))
+			}
+			tables = append(tables, t)
+		}
+	case map[string]any:
+		return model.Value{}, fmt.Sprintf("expected a list of tables %s, got one table (in [sweep] each value is itself a list: %s = [[{...}, ...], [{...}]]; to fix one value, put it in [params])", example, p.Name)
+	default:
+		return model.Value{}, fmt.Sprintf("expected a list of tables %s, got %s", example, tomlType(v))
+	}
+	if len(tables) == 0 {
+		return model.Value{}, "expected a non-empty list of tables " + example
+	}
+	out := make([]model.Record, len(tables))
+	for i, t := range tables {
+		for _, k := range sortedKeys(t) {
+			if !contains(fields, k) {
+				return model.Value{}, fmt.Sprintf("element %d: unknown key %q (keys: %s)", i+1, k, strings.Join(fields, ", "))
+			}
+		}
+		r := make(model.Record, len(p.Fields))
+		for j, f := range p.Fields {
+			x, present := t[f.Name]
+			switch {
+			case present:
+				val, msg := value(f, x)
+				if msg != "" {
+					return model.Value{}, fmt.Sprintf("element %d, %s: %s", i+1, f.Name, msg)
+				}
+				r[j] = val
+			case f.Default.Valid || f.Optional:
+				r[j] = f.Default
+			default:
+				return model.Value{}, fmt.Sprintf("element %d: %s is required (%s)", i+1, f.Name, f.Doc)
+			}
+		}
+		out[i] = r
+	}
+	return model.RecordsValue(out), ""
 }
 
 func paramNames(ps []model.Param) string {
@@ -516,7 +587,13 @@ func (d *decoder) sweep(s *Spec, raw map[string]any, md toml.MetaData) error {
 			return d.errf("sweep", -1, key, "%s: set it in one place", where)
 		}
 		ax := Axis{Key: key}
-		switch x := m[key].(type) {
+		axis := m[key]
+		if tbls, ok := axis.([]map[string]any); ok && ps[i].Kind == model.Records {
+			// servers = [{...}, {...}] in [sweep]: one value, not an axis; records() explains it element by element.
+			_, msg := records(ps[i], tbls[0])
+			return d.errf("sweep", -1, key, "element 1: %s", msg)
+		}
+		switch x := axis.(type) {
 		case []any:
 			if len(x) == 0 {
 				return d.errf("sweep", -1, key, "empty list: an axis needs at least one value")

@@ -115,7 +115,7 @@ func TestParseBadInput(t *testing.T) {
 		{name: "missing value", old: "seed = 1", new: "seed =", line: 3, want: "TOML syntax"},
 
 		// Unknown names.
-		{name: "unknown policy", old: `"random"`, new: `"randon"`, key: "sweep.policy", line: 13, want: `element 1: unknown policy "randon" (valid: random, round_robin, jsq_d, jsq)`},
+		{name: "unknown policy", old: `"random"`, new: `"randon"`, key: "sweep.policy", line: 13, want: `element 1: unknown policy "randon" (valid: random, round_robin, jsq_d, jsq, smooth_wrr, wrr_expanded, least_request, peak_ewma)`},
 		{name: "unknown policy in table", old: `name = "jsq_d"`, new: `name = "jsqd"`, key: "sweep.policy", line: 13, want: `unknown policy "jsqd"`},
 		{name: "unknown model", old: `model = "supermarket"`, new: `model = "supermarkt"`, key: "model", line: 2, want: `unknown model "supermarkt" (models: balls_into_bins, supermarket)`},
 		{name: "model not a string", old: `model = "supermarket"`, new: `model = 1`, key: "model", line: 2, want: "expected a string"},
@@ -455,18 +455,18 @@ n = [10, 20]
 		t.Errorf("warnings %q, want the one about fewer than 2 replications", s.Warnings)
 	}
 	want := []string{
-		"n=10,lambda=0.5,horizon=100,warmup=10,policy=random,d=null,replacement=null",
-		"n=20,lambda=0.5,horizon=100,warmup=10,policy=random,d=null,replacement=null",
-		"n=10,lambda=0.9,horizon=100,warmup=10,policy=random,d=null,replacement=null",
-		"n=20,lambda=0.9,horizon=100,warmup=10,policy=random,d=null,replacement=null",
-		"n=10,lambda=0.5,horizon=100,warmup=10,policy=jsq_d,d=2,replacement=false",
-		"n=20,lambda=0.5,horizon=100,warmup=10,policy=jsq_d,d=2,replacement=false",
-		"n=10,lambda=0.9,horizon=100,warmup=10,policy=jsq_d,d=2,replacement=false",
-		"n=20,lambda=0.9,horizon=100,warmup=10,policy=jsq_d,d=2,replacement=false",
-		"n=10,lambda=0.5,horizon=100,warmup=10,policy=jsq_d,d=3,replacement=true",
-		"n=20,lambda=0.5,horizon=100,warmup=10,policy=jsq_d,d=3,replacement=true",
-		"n=10,lambda=0.9,horizon=100,warmup=10,policy=jsq_d,d=3,replacement=true",
-		"n=20,lambda=0.9,horizon=100,warmup=10,policy=jsq_d,d=3,replacement=true",
+		"n=10,lambda=0.5,load=0.5,horizon=100,warmup=10,policy=random",
+		"n=20,lambda=0.5,load=0.5,horizon=100,warmup=10,policy=random",
+		"n=10,lambda=0.9,load=0.9,horizon=100,warmup=10,policy=random",
+		"n=20,lambda=0.9,load=0.9,horizon=100,warmup=10,policy=random",
+		"n=10,lambda=0.5,load=0.5,horizon=100,warmup=10,policy=jsq_d,d=2,replacement=false",
+		"n=20,lambda=0.5,load=0.5,horizon=100,warmup=10,policy=jsq_d,d=2,replacement=false",
+		"n=10,lambda=0.9,load=0.9,horizon=100,warmup=10,policy=jsq_d,d=2,replacement=false",
+		"n=20,lambda=0.9,load=0.9,horizon=100,warmup=10,policy=jsq_d,d=2,replacement=false",
+		"n=10,lambda=0.5,load=0.5,horizon=100,warmup=10,policy=jsq_d,d=3,replacement=true",
+		"n=20,lambda=0.5,load=0.5,horizon=100,warmup=10,policy=jsq_d,d=3,replacement=true",
+		"n=10,lambda=0.9,load=0.9,horizon=100,warmup=10,policy=jsq_d,d=3,replacement=true",
+		"n=20,lambda=0.9,load=0.9,horizon=100,warmup=10,policy=jsq_d,d=3,replacement=true",
 	}
 	for i, w := range want {
 		if got := pointKey(s, i); got != w {
@@ -524,7 +524,7 @@ n = [10, 20]
 	if s.Points() != 8 {
 		t.Errorf("Points = %d, want 8", s.Points())
 	}
-	if got, want := pointKey(s, 7), "n=20,lambda=0.9,horizon=100,warmup=10,policy=jsq_d,d=2,replacement=false"; got != want {
+	if got, want := pointKey(s, 7), "n=20,lambda=0.9,load=0.9,horizon=100,warmup=10,policy=jsq_d,d=2,replacement=false"; got != want {
 		t.Errorf("Point(7) = %s, want %s", got, want)
 	}
 
@@ -647,14 +647,14 @@ func TestKeyFormat(t *testing.T) {
 	for _, p := range ps {
 		names = append(names, p.Name)
 	}
-	if got := strings.Join(names, ","); got != "n,lambda,horizon,warmup,policy,d,replacement" {
+	if got := strings.Join(names, ","); got != "n,servers,lambda,load,horizon,warmup,policy,d,replacement,choice_count,full_scan,active_request_bias,tau,default_rtt" {
 		t.Fatalf("parameter (column) order %s", got)
 	}
 	want := []string{
-		"n=10,lambda=0.5,horizon=100,warmup=10,policy=random,d=null,replacement=null",
-		"n=10,lambda=0.5,horizon=100,warmup=10,policy=jsq_d,d=2,replacement=false",
-		"n=10,lambda=0.9,horizon=100,warmup=10,policy=random,d=null,replacement=null",
-		"n=10,lambda=0.9,horizon=100,warmup=10,policy=jsq_d,d=2,replacement=false",
+		"n=10,lambda=0.5,load=0.5,horizon=100,warmup=10,policy=random",
+		"n=10,lambda=0.5,load=0.5,horizon=100,warmup=10,policy=jsq_d,d=2,replacement=false",
+		"n=10,lambda=0.9,load=0.9,horizon=100,warmup=10,policy=random",
+		"n=10,lambda=0.9,load=0.9,horizon=100,warmup=10,policy=jsq_d,d=2,replacement=false",
 	}
 	for i, w := range want {
 		for rep := range 2 {
@@ -669,7 +669,7 @@ func TestKeyFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Run(2 * 2).Key; !strings.HasPrefix(got, "n=10,lambda=0.30000000000000004,") {
+	if got := s.Run(2 * 2).Key; !strings.HasPrefix(got, "n=10,lambda=0.30000000000000004,load=0.30000000000000004,") {
 		t.Errorf("key %s", got)
 	}
 }

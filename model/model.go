@@ -13,6 +13,7 @@ package model
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"lbsweep/results"
 )
@@ -21,11 +22,16 @@ import (
 type Kind uint8
 
 // Parameter kinds. Enum values are stored as the index into Param.Choices; their column holds the choice's name.
+// List is a list of numbers (Value.L; a list<double> column), e.g. nginx weights [5, 1, 1]. Records is a list of
+// tables whose keys are Param.Fields (Value.R), e.g. server classes [{count = 20, rate = 0.5}, ...]; its column holds
+// the canonical inline-TOML text (Param.Format), which a spec can paste back.
 const (
 	Int Kind = iota + 1
 	Float
 	Bool
 	Enum
+	List
+	Records
 )
 
 // String names the kind as spec errors show it ("integer", "float", "boolean", "name").
@@ -39,6 +45,10 @@ func (k Kind) String() string {
 		return "boolean"
 	case Enum:
 		return "name"
+	case List:
+		return "list of numbers"
+	case Records:
+		return "list of tables"
 	}
 	return "invalid kind"
 }
@@ -59,30 +69,83 @@ type Param struct {
 	// Optional marks a parameter that may stay unset (a null column); Model.Check says which combinations are valid
 	// (e.g. exactly one of m and balls_per_bin).
 	Optional bool
+	// Fields are a Records parameter's keys, in canonical order: scalar kinds (Int, Float, Bool, Enum) only, each with
+	// its Default (or Optional, or required when neither).
+	Fields []Param
 }
 
-// Value is one parameter value; the field matching the parameter's Kind holds it (Enum: I is the choice index).
-// Valid = false is "not set" (a null column).
+// Value is one parameter value; the field matching the parameter's Kind holds it (Enum: I is the choice index; List:
+// L; Records: R). Valid = false is "not set" (a null column). Values hold slices, so compare them with Param.Format.
 type Value struct {
 	Valid bool
 	I     int64
 	F     float64
 	B     bool
+	L     []float64
+	R     []Record
 }
+
+// Record is one table of a Records value: one Value per field of the parameter's Fields, in that order.
+type Record []Value
 
 // IntValue, FloatValue, BoolValue build valid values.
 func IntValue(v int64) Value     { return Value{Valid: true, I: v} }
 func FloatValue(v float64) Value { return Value{Valid: true, F: v} }
 func BoolValue(v bool) Value     { return Value{Valid: true, B: v} }
 
+// ListValue and RecordsValue build valid List and Records values.
+func ListValue(v []float64) Value   { return Value{Valid: true, L: v} }
+func RecordsValue(v []Record) Value { return Value{Valid: true, R: v} }
+
 // Format renders v canonically for parameter p: integers in base 10, floats in the shortest form that round-trips
-// (strconv 'g', -1), booleans as true/false, enums as the choice's name, null as "null". Canonical keys and seeds are
-// built from it, so it never changes.
+// (strconv 'g', -1), booleans as true/false, enums as the choice's name, null as "null"; lists as "[5, 1, 1]";
+// records as inline TOML "[{count = 20, rate = 0.5}, {count = 80, rate = 1}]" with the fields in Fields order and
+// unset optional fields left out. Canonical keys and seeds are built from it, so it never changes.
 func (p Param) Format(v Value) string {
 	if !v.Valid {
 		return "null"
 	}
 	switch p.Kind {
+	case List:
+		var b strings.Builder
+		b.WriteByte('[')
+		for i, x := range v.L {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
+		}
+		b.WriteByte(']')
+		return b.String()
+	case Records:
+		var b strings.Builder
+		b.WriteByte('[')
+		for i, r := range v.R {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteByte('{')
+			first := true
+			for j, f := range p.Fields {
+				if j >= len(r) || !r[j].Valid {
+					continue
+				}
+				if !first {
+					b.WriteString(", ")
+				}
+				first = false
+				b.WriteString(f.Name)
+				b.WriteString(" = ")
+				if f.Kind == Enum {
+					b.WriteString(strconv.Quote(f.Format(r[j])))
+				} else {
+					b.WriteString(f.Format(r[j]))
+				}
+			}
+			b.WriteByte('}')
+		}
+		b.WriteByte(']')
+		return b.String()
 	case Int:
 		return strconv.FormatInt(v.I, 10)
 	case Float:
@@ -109,8 +172,10 @@ func (p Param) Cell(v Value) results.Cell {
 		return results.Float(v.F)
 	case Bool:
 		return results.Boolean(v.B)
-	case Enum:
+	case Enum, Records:
 		return results.Str(p.Format(v))
+	case List:
+		return results.List(v.L)
 	}
 	panic("model: invalid parameter kind for " + p.Name)
 }
@@ -124,8 +189,10 @@ func (p Param) ColumnType() results.Type {
 		return results.Float64
 	case Bool:
 		return results.Bool
-	case Enum:
+	case Enum, Records:
 		return results.String
+	case List:
+		return results.Float64List
 	}
 	panic("model: invalid parameter kind for " + p.Name)
 }
@@ -165,6 +232,14 @@ type Model interface {
 	Cost(p Point) float64
 	// Run simulates one point and returns one cell per Metrics() column. It is deterministic in (p, seed).
 	Run(p Point, seed Seed) ([]results.Cell, error)
+}
+
+// Resolver is implemented by models whose parameters determine others (the supermarket's n from its server classes,
+// λ from load and load from λ). Resolve fills the determined parameters of p in place, after defaults are applied and
+// before Check, so that every column is filled and the point's key names the whole configuration. It returns an Issue
+// when the given parameters conflict or one that is needed is missing.
+type Resolver interface {
+	Resolve(p Point) error
 }
 
 // Identity are the leading columns of every dataset.

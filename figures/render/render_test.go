@@ -65,7 +65,7 @@ func table(t *testing.T, s *experiments.Spec) *results.Table {
 		for k, p := range s.Model.Params() {
 			set(row, p.Name, p.Cell(r.Point[k]))
 		}
-		lambda := r.Point[1].F
+		lambda := r.Point[model.Index(s.Model.Params(), "lambda")].F
 		jitter := 1 + 0.01*float64(r.Replication)
 		set(row, "mean_sojourn", results.Float(jitter/(1-lambda)))
 		set(row, "theory_mean_sojourn", results.Float(1/(1-lambda)))

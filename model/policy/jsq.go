@@ -10,9 +10,9 @@ const jsqDoc = "join the shortest queue: scan all n servers, ties uniformly at r
 
 type jsq struct{}
 
-func newJSQ(Args, int) Policy { return jsq{} }
+func newJSQ(Args, Servers) Policy { return jsq{} }
 
-func (jsq) Pick(l *sim.Levels, r *sim.Rand) int {
+func (jsq) Pick(l *sim.Levels, r *sim.Rand, _ float64) int {
 	_, ties := l.Shortest()
 	if ties == 1 {
 		return l.Sorted(0)

@@ -19,11 +19,11 @@ type jsqd struct {
 	idx     []int32 // large d without replacement: a permutation of 0..n−1 for partial Fisher–Yates
 }
 
-func newJSQd(a Args, n int) Policy {
+func newJSQd(a Args, _ Servers) Policy {
 	return &jsqd{d: a.D, replace: a.Replacement} // idx is built on first use: only large d needs it
 }
 
-func (p *jsqd) Pick(l *sim.Levels, r *sim.Rand) int {
+func (p *jsqd) Pick(l *sim.Levels, r *sim.Rand, _ float64) int {
 	n := l.N()
 	if p.replace {
 		best := r.IntN(n)

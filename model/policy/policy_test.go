@@ -37,24 +37,38 @@ type variant struct {
 	a    Args
 }
 
+// defaultArgs are the Params defaults, and tau = 10 (peak_ewma requires it).
+var defaultArgs = Args{ChoiceCount: 2, ActiveRequestBias: 1, DefaultRTT: 1, Tau: 10}
+
 // variants lists every registry entry with the arguments worth testing at n servers: jsq_d with d ∈ {1, 2, 3, n}
-// (those ≤ n) and replacement false and true; the others with no arguments.
+// (those ≤ n) and replacement false and true; least_request with choice_count 1, 2, 3 and full scan; the others with
+// the default arguments.
 func variants(n int) []variant {
 	var vs []variant
 	for _, e := range Registry {
-		if !e.Takes("d") {
-			vs = append(vs, variant{e.Name, e, Args{}})
-			continue
-		}
-		ds := slices.Compact([]int{1, 2, 3, n})
-		for _, d := range ds {
-			if d > n {
-				continue
+		switch {
+		case e.Takes("d"):
+			for _, d := range slices.Compact([]int{1, 2, 3, n}) {
+				if d > n {
+					continue
+				}
+				for _, repl := range []bool{false, true} {
+					a := defaultArgs
+					a.D, a.Replacement = d, repl
+					vs = append(vs, variant{fmt.Sprintf("%s(d=%d,replacement=%v)", e.Name, d, repl), e, a})
+				}
 			}
-			for _, repl := range []bool{false, true} {
-				vs = append(vs, variant{fmt.Sprintf("%s(d=%d,replacement=%v)", e.Name, d, repl), e,
-					Args{D: d, Replacement: repl}})
+		case e.Takes("choice_count"):
+			for _, c := range []int{1, 2, 3} {
+				a := defaultArgs
+				a.ChoiceCount = c
+				vs = append(vs, variant{fmt.Sprintf("%s(choice_count=%d)", e.Name, c), e, a})
 			}
+			a := defaultArgs
+			a.FullScan = true
+			vs = append(vs, variant{e.Name + "(full_scan)", e, a})
+		default:
+			vs = append(vs, variant{e.Name, e, defaultArgs})
 		}
 	}
 	return vs
@@ -96,7 +110,7 @@ func uniform(n int) []float64 {
 func histogram(p Policy, l *sim.Levels, r *sim.Rand) []int {
 	counts := make([]int, l.N())
 	for range picks {
-		counts[p.Pick(l, r)]++
+		counts[p.Pick(l, r, 0)]++
 	}
 	return counts
 }
@@ -107,10 +121,10 @@ func TestRegistryPicksInRange(t *testing.T) {
 		for _, v := range variants(n) {
 			r := sim.NewRand(uint64(n), 1)
 			churn := sim.NewRand(uint64(n), 2)
-			p := v.e.New(v.a, n)
+			p := v.e.New(v.a, Servers{N: n})
 			l := sim.NewLevels(n)
 			for i := range 2000 {
-				k := p.Pick(l, r)
+				k := p.Pick(l, r, 0)
 				if k < 0 || k >= n {
 					t.Fatalf("n=%d %s: pick %d = %d, out of [0, %d)", n, v.name, i, k, n)
 				}
@@ -128,12 +142,12 @@ func TestRegistryPicksInRange(t *testing.T) {
 func TestRegistryDeterministic(t *testing.T) {
 	const n = 10
 	for _, v := range variants(n) {
-		pa, pb := v.e.New(v.a, n), v.e.New(v.a, n)
+		pa, pb := v.e.New(v.a, Servers{N: n}), v.e.New(v.a, Servers{N: n})
 		ra, rb := sim.NewRand(9, 9), sim.NewRand(9, 9)
 		churn := sim.NewRand(9, 10)
 		l := sim.NewLevels(n)
 		for i := range 1000 {
-			a, b := pa.Pick(l, ra), pb.Pick(l, rb)
+			a, b := pa.Pick(l, ra, 0), pb.Pick(l, rb, 0)
 			if a != b {
 				t.Fatalf("%s: pick %d: %d vs %d from identical seeds", v.name, i, a, b)
 			}
@@ -157,7 +171,7 @@ func TestRegistryUniformWhenAlike(t *testing.T) {
 		l := levelsOf(lengths...)
 		for i, v := range variants(n) {
 			r := sim.NewRand(uint64(q), uint64(i))
-			counts := histogram(v.e.New(v.a, n), l, r)
+			counts := histogram(v.e.New(v.a, Servers{N: n}), l, r)
 			if stat, crit := chiSquare(t, counts, uniform(n)); stat > crit {
 				t.Errorf("all at %d, %s: chi-square %.1f > %.1f (alpha %v): counts %v", q, v.name, stat, crit, alpha,
 					counts)
@@ -170,11 +184,11 @@ func TestRegistryUniformWhenAlike(t *testing.T) {
 func TestRoundRobinSequence(t *testing.T) {
 	e, _ := Lookup("round_robin")
 	for _, n := range []int{1, 2, 7} {
-		p := e.New(Args{}, n)
+		p := e.New(Args{}, Servers{N: n})
 		r := sim.NewRand(1, 1)
 		l := sim.NewLevels(n)
 		for i := range 5 * n {
-			if k := p.Pick(l, r); k != i%n {
+			if k := p.Pick(l, r, 0); k != i%n {
 				t.Fatalf("n=%d: pick %d = %d, want %d", n, i, k, i%n)
 			}
 			// Load the server just picked heavily, and another one: round robin must not care.
@@ -190,12 +204,12 @@ func TestRoundRobinSequence(t *testing.T) {
 func TestJSQ(t *testing.T) {
 	e, _ := Lookup("jsq")
 	const n = 10
-	p := e.New(Args{}, n)
+	p := e.New(Args{}, Servers{N: n})
 	r := sim.NewRand(11, 11)
 	churn := sim.NewRand(11, 12)
 	l := sim.NewLevels(n)
 	for i := range 5000 {
-		k := p.Pick(l, r)
+		k := p.Pick(l, r, 0)
 		if m, _ := l.Shortest(); l.Len(k) != m {
 			t.Fatalf("pick %d: server %d has %d jobs, the shortest has %d", i, k, l.Len(k), m)
 		}
@@ -224,7 +238,7 @@ func TestJSQ(t *testing.T) {
 
 func jsqdOf(d int, replacement bool, n int) Policy {
 	e, _ := Lookup("jsq_d")
-	return e.New(Args{D: d, Replacement: replacement}, n)
+	return e.New(Args{D: d, Replacement: replacement}, Servers{N: n})
 }
 
 // TestJSQdFullSample: with d = n distinct samples, JSQ(d) is JSQ: always a shortest queue.
@@ -235,7 +249,7 @@ func TestJSQdFullSample(t *testing.T) {
 		churn := sim.NewRand(uint64(n), 14)
 		l := sim.NewLevels(n)
 		for i := range 3000 {
-			k := p.Pick(l, r)
+			k := p.Pick(l, r, 0)
 			if m, _ := l.Shortest(); l.Len(k) != m {
 				t.Fatalf("n=%d pick %d: server %d has %d jobs, the shortest has %d", n, i, k, l.Len(k), m)
 			}
@@ -393,11 +407,11 @@ func TestJSQdRejectionSampler(t *testing.T) {
 			l.Up(k, 0)
 		}
 	}
-	p := newJSQd(Args{D: d}, n)
+	p := newJSQd(Args{D: d}, Servers{N: n})
 	r := sim.NewRand(21, 22)
 	counts := make([]int, n)
 	for range picks {
-		counts[p.Pick(l, r)]++
+		counts[p.Pick(l, r, 0)]++
 	}
 	z := distuv.UnitNormal.Quantile(1 - alphaPolicyRejection/2)
 	check := func(what string, got int, prob float64) {

@@ -9,6 +9,6 @@ const randomDoc = "uniform random server, ignoring loads (JSQ(1)); with identica
 
 type random struct{}
 
-func newRandom(Args, int) Policy { return random{} }
+func newRandom(Args, Servers) Policy { return random{} }
 
-func (random) Pick(l *sim.Levels, r *sim.Rand) int { return r.IntN(l.N()) }
+func (random) Pick(l *sim.Levels, r *sim.Rand, _ float64) int { return r.IntN(l.N()) }

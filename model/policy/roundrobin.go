@@ -9,9 +9,9 @@ const roundRobinDoc = "servers 0, 1, …, n−1, 0, … in turn, ignoring loads;
 
 type roundRobin struct{ next int }
 
-func newRoundRobin(Args, int) Policy { return &roundRobin{} }
+func newRoundRobin(Args, Servers) Policy { return &roundRobin{} }
 
-func (p *roundRobin) Pick(l *sim.Levels, _ *sim.Rand) int {
+func (p *roundRobin) Pick(l *sim.Levels, _ *sim.Rand, _ float64) int {
 	k := p.next
 	p.next++
 	if p.next == l.N() {

@@ -10,7 +10,10 @@ import (
 type config struct {
 	n                       int
 	lambda, horizon, warmup float64
-	policy                  policy.Policy
+	// mu is every server's service rate when rate is nil; otherwise rate[k] is server k's and mu the largest.
+	mu     float64
+	rate   []float64
+	policy policy.Policy
 }
 
 type outcome struct {
@@ -38,12 +41,18 @@ func simulate(c config, s sim.Streams) outcome {
 	}
 	// The departure clock td is Exp(busy) from the moment it was drawn; by memorylessness an unfired clock is still
 	// exactly distributed while busy is unchanged, so it is redrawn only when it fires or busy changes.
+	// Unequal rates are simulated by thinning (uniformization): the clock runs at busy·μmax, the server it picks
+	// uniformly among the busy ones completes with probability μ_k/μmax, and otherwise nothing happens and the clock is
+	// redrawn. Each busy server k then completes at rate exactly μ_k. With equal rates nothing is thinned and no
+	// uniform is drawn, so unit-rate runs use the streams exactly as before.
+	observer, _ := c.policy.(policy.Observer)
+	departed := -1
 	busy, td := 0, math.Inf(1)
 	for {
 		if b := lv.Count(1); b != busy {
 			busy, td = b, math.Inf(1)
 			if busy > 0 {
-				td = t + s.Service.Exp()/float64(busy)
+				td = t + s.Service.Exp()/(float64(busy)*c.mu)
 			}
 		}
 		next := min(ta, td)
@@ -69,18 +78,32 @@ func simulate(c config, s sim.Streams) outcome {
 			marked = true
 		}
 		t = next
+		if ta > td && c.rate != nil {
+			if k := lv.Busy(s.Service.IntN(busy)); s.Service.Float64()*c.mu >= c.rate[k] {
+				td = t + s.Service.Exp()/(float64(busy)*c.mu) // thinned: no departure
+				continue
+			} else {
+				departed = k
+			}
+		}
 		out.events++
 		if ta <= td {
-			k := c.policy.Pick(lv, s.Dispatch)
+			k := c.policy.Pick(lv, s.Dispatch, t)
 			fifo[k].Push(t)
 			lv.Up(k, t)
 			ta = t + s.Arrivals.Exp()/arrivalRate
 			continue
 		}
-		k := lv.Busy(s.Service.IntN(busy))
+		k := departed
+		if c.rate == nil {
+			k = lv.Busy(s.Service.IntN(busy))
+		}
 		arrived := fifo[k].Pop()
 		lv.Down(k, t)
 		busy = -1 // the clock fired: draw the next one
+		if observer != nil {
+			observer.Done(k, t-arrived, t)
+		}
 		if arrived >= c.warmup && arrived < c.horizon {
 			soj.Add(t - arrived)
 		}

@@ -25,6 +25,7 @@ package supermarket
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"lbsweep/analytic"
 	"lbsweep/model"
@@ -39,25 +40,39 @@ type Model struct{}
 // Parameter indices into Params() and a Point.
 const (
 	pN = iota
+	pServers
 	pLambda
+	pLoad
 	pHorizon
 	pWarmup
 	pPolicy
-	pD
+	pD // the policy arguments, policy.Params in order, from here
 	pReplacement
 )
 
 const timeUnit = "mean service times"
 
-var params = []model.Param{
-	pN:           {Name: "n", Kind: model.Int, Doc: "number of servers, 1 ≤ n ≤ 2^31−1"},
-	pLambda:      {Name: "lambda", Kind: model.Float, Unit: "jobs per server per unit time", Doc: "arrival rate per server (load), 0 < λ < 1 for stability; total arrival rate λ·n"},
-	pHorizon:     {Name: "horizon", Kind: model.Float, Unit: timeUnit, Doc: "simulated time at which arrivals stop, > 0"},
-	pWarmup:      {Name: "warmup", Kind: model.Float, Unit: timeUnit, Default: model.FloatValue(0), Doc: "start of the measurement window, 0 ≤ warmup < horizon"},
-	pPolicy:      {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "dispatch policy name (sweep -list)"},
-	pD:           policy.Params[0],
-	pReplacement: policy.Params[1],
-}
+// Fields of a server class in `servers`.
+const (
+	fCount = iota
+	fRate
+	fWeight
+)
+
+var params = append([]model.Param{
+	pN: {Name: "n", Kind: model.Int, Optional: true, Doc: "number of servers, 1 ≤ n ≤ 2^31−1; with servers, filled in as the sum of the counts (give it only if equal)"},
+	pServers: {Name: "servers", Kind: model.Records, Optional: true, Doc: "server classes in list order, e.g. [{count = 20, rate = 0.5}, {count = 80, rate = 1}]: servers 0..count₁−1 form the first class, and so on; null: n servers of rate 1",
+		Fields: []model.Param{
+			fCount:  {Name: "count", Kind: model.Int, Doc: "servers in the class, ≥ 1"},
+			fRate:   {Name: "rate", Kind: model.Float, Default: model.FloatValue(1), Unit: "jobs per unit time", Doc: "service rate μ of each server, > 0 (mean service time 1/μ; default 1)"},
+			fWeight: {Name: "weight", Kind: model.Float, Optional: true, Doc: "static weight for weighted policies (smooth_wrr, wrr_expanded, least_request), > 0; default: the rate"},
+		}},
+	pLambda:  {Name: "lambda", Kind: model.Float, Optional: true, Unit: "jobs per server per unit time", Doc: "arrival rate per server: total arrival rate λ·n; give lambda or load (the other is filled in); 0 < λ"},
+	pLoad:    {Name: "load", Kind: model.Float, Optional: true, Doc: "total arrival rate / total service capacity Σμ; give lambda or load (the other is filled in); 0 < load < 1 for stability; equals λ for unit-rate servers"},
+	pHorizon: {Name: "horizon", Kind: model.Float, Unit: timeUnit, Doc: "simulated time at which arrivals stop, > 0"},
+	pWarmup:  {Name: "warmup", Kind: model.Float, Unit: timeUnit, Default: model.FloatValue(0), Doc: "start of the measurement window, 0 ≤ warmup < horizon"},
+	pPolicy:  {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "dispatch policy name (sweep -list)"},
+}, policy.Params...)
 
 var metrics = []results.Column{
 	{Name: "mean_sojourn", Type: results.Float64, Unit: timeUnit, Doc: "mean sojourn time (wait + service) of jobs arriving in [warmup, horizon); exact; null when no job arrived"},
@@ -68,6 +83,7 @@ var metrics = []results.Column{
 	{Name: "peak_queue", Type: results.Int64, Unit: "jobs", Doc: "longest queue seen in [warmup, horizon)"},
 	{Name: "jobs", Type: results.Int64, Doc: "jobs measured (arrivals in [warmup, horizon))"},
 	{Name: "events", Type: results.Int64, Doc: "arrivals and departures simulated, warm-up and drain included"},
+	{Name: "unstable", Type: results.Bool, Doc: "true when the configuration has no steady state: total arrival rate ≥ capacity, or a load-blind policy (random, round_robin, smooth_wrr, wrr_expanded) gives some server an arrival rate ≥ its service rate; its statistics then grow with the horizon. false does not prove stability of load-aware policies on unequal servers"},
 	{Name: "theory_mean_sojourn", Type: results.Float64, Unit: timeUnit, Doc: "closed-form mean sojourn (see theory_source); null where none applies"},
 	{Name: "theory_p99_sojourn", Type: results.Float64, Unit: timeUnit, Doc: "closed-form 99th-percentile sojourn; null where none applies"},
 	{Name: "theory_queue_tail", Type: results.Float64List, Doc: "closed-form fraction of servers with at least k+1 jobs, same length as queue_tail; null where none applies"},
@@ -79,7 +95,125 @@ const (
 	SourceMM1        = "M/M/1 (exact at any n)"
 	SourceRoundRobin = "E_n/M/1 (exact at any n)"
 	SourceMeanField  = "JSQ(d) mean-field fixed point (exact as n -> infinity)"
+	SourceMM1Hetero  = "M/M/1 per server, unequal rates (exact at any n)"
+	SourceRRHetero   = "E_n/M/1 per server, unequal rates (exact at any n)"
 )
+
+// servers is a point's server configuration, expanded.
+type servers struct {
+	classes []analytic.Class
+	n       int
+	uniform bool      // every server has the same rate
+	rate    []float64 // per server; nil when uniform
+	mu      float64   // the common rate when uniform; the largest rate otherwise
+	weight  []float64 // per server static weights for weighted policies; nil when all equal
+}
+
+func serversOf(p model.Point) servers {
+	if !p[pServers].Valid {
+		return servers{classes: []analytic.Class{{Count: int(p[pN].I), Rate: 1}}, n: int(p[pN].I), uniform: true, mu: 1}
+	}
+	var s servers
+	equalWeights := true
+	firstWeight := math.NaN()
+	for _, r := range p[pServers].R {
+		c := analytic.Class{Count: int(r[fCount].I), Rate: r[fRate].F}
+		s.classes = append(s.classes, c)
+		s.n += c.Count
+		w := c.Rate
+		if r[fWeight].Valid {
+			w = r[fWeight].F
+		}
+		if math.IsNaN(firstWeight) {
+			firstWeight = w
+		}
+		equalWeights = equalWeights && w == firstWeight
+	}
+	s.uniform, s.mu = true, s.classes[0].Rate
+	for _, c := range s.classes {
+		s.uniform = s.uniform && c.Rate == s.mu
+		s.mu = max(s.mu, c.Rate)
+	}
+	if !s.uniform {
+		s.rate = make([]float64, 0, s.n)
+		for _, c := range s.classes {
+			for range c.Count {
+				s.rate = append(s.rate, c.Rate)
+			}
+		}
+	}
+	if !equalWeights {
+		s.weight = make([]float64, 0, s.n)
+		for i, c := range s.classes {
+			w := c.Rate
+			if r := p[pServers].R[i]; r[fWeight].Valid {
+				w = r[fWeight].F
+			}
+			for range c.Count {
+				s.weight = append(s.weight, w)
+			}
+		}
+	}
+	return s
+}
+
+// capacity is the total service rate Σμ.
+func (s servers) capacity() float64 {
+	c := 0.0
+	for _, cl := range s.classes {
+		c += float64(cl.Count) * cl.Rate
+	}
+	return c
+}
+
+// Resolve implements model.Resolver: n from the server classes, and whichever of lambda and load is not given
+// (load = λn/Σμ), rounded to 12 significant digits so that 0.8 of capacity prints as λ = 0.72.
+func (Model) Resolve(p model.Point) error {
+	if p[pServers].Valid {
+		total := int64(0)
+		for i, r := range p[pServers].R {
+			c, rate := r[fCount].I, r[fRate].F
+			switch {
+			case c < 1:
+				return model.Issue{Param: "servers", Message: fmt.Sprintf("element %d: count %d, need ≥ 1", i+1, c)}
+			case !(rate > 0) || math.IsInf(rate, 0):
+				return model.Issue{Param: "servers", Message: fmt.Sprintf("element %d: rate %v, need a finite rate > 0", i+1, rate)}
+			case r[fWeight].Valid && !(r[fWeight].F > 0 && !math.IsInf(r[fWeight].F, 0)):
+				return model.Issue{Param: "servers", Message: fmt.Sprintf("element %d: weight %v, need a finite weight > 0", i+1, r[fWeight].F)}
+			}
+			total += c
+			if total > math.MaxInt32 {
+				return model.Issue{Param: "servers", Message: fmt.Sprintf("more than %d servers", math.MaxInt32)}
+			}
+		}
+		if p[pN].Valid && p[pN].I != total {
+			return model.Issue{Param: "n", Message: fmt.Sprintf("%d, but the server classes hold %d servers: leave n out or make them agree", p[pN].I, total)}
+		}
+		p[pN] = model.IntValue(total)
+	}
+	if !p[pN].Valid {
+		return model.Issue{Param: "n", Message: "n is required: set n, or the server classes (servers = [{count = ..., rate = ...}, ...])"}
+	}
+	if n := p[pN].I; n < 1 || n > math.MaxInt32 {
+		return model.Issue{Param: "n", Message: fmt.Sprintf("%d servers: need 1 ≤ n ≤ %d", n, math.MaxInt32)}
+	}
+	perServer := serversOf(p).capacity() / float64(p[pN].I) // load = λ / perServer
+	round := func(x float64) float64 {
+		y, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 12, 64), 64)
+		return y
+	}
+	switch {
+	case p[pLambda].Valid && p[pLoad].Valid:
+		return model.Issue{Param: "load", Message: "give lambda (per-server arrival rate) or load (fraction of capacity), not both"}
+	case p[pLambda].Valid:
+		p[pLoad] = model.FloatValue(round(p[pLambda].F / perServer))
+	case p[pLoad].Valid:
+		p[pLambda] = model.FloatValue(round(p[pLoad].F * perServer))
+	default:
+		return model.Issue{Param: "lambda", Message: "required: give lambda (arrival rate per server) or load (fraction of total capacity)"}
+	}
+	return nil
+}
 
 // Name implements model.Model.
 func (Model) Name() string { return "supermarket" }
@@ -95,37 +229,111 @@ func (Model) Params() []model.Param { return params }
 // Metrics implements model.Model.
 func (Model) Metrics() []results.Column { return metrics }
 
-// Check implements model.Model: n ≥ 1, λ > 0 (λ ≥ 1 only with allowUnstable, then a warning), horizon > 0,
-// 0 ≤ warmup < horizon, 1 ≤ d ≤ n for jsq_d.
+// Check implements model.Model: a resolved point (see Resolve) with λ > 0, horizon > 0, 0 ≤ warmup < horizon, and
+// valid policy arguments (e.g. 1 ≤ d ≤ n; wrr_expanded needs weights with an integer ratio). An unstable
+// configuration (see the unstable column) is an error unless allowUnstable, and then a warning.
 func (Model) Check(p model.Point, allowUnstable bool) (warnings []string, err error) {
 	n, lambda := p[pN].I, p[pLambda].F
 	switch {
 	case n < 1 || n > math.MaxInt32:
 		return nil, model.Issue{Param: "n", Message: fmt.Sprintf("%d servers: need 1 ≤ n ≤ %d", n, math.MaxInt32)}
 	case !(lambda > 0) || math.IsInf(lambda, 0):
-		return nil, model.Issue{Param: "lambda", Message: fmt.Sprintf("%v: need 0 < λ", lambda)}
+		return nil, model.Issue{Param: "lambda", Message: fmt.Sprintf("%v: need 0 < λ (load = %v)", lambda, p[pLoad].F)}
 	case !(p[pHorizon].F > 0) || math.IsInf(p[pHorizon].F, 0):
 		return nil, model.Issue{Param: "horizon", Message: fmt.Sprintf("%v: need a finite horizon > 0", p[pHorizon].F)}
 	case !(p[pWarmup].F >= 0) || p[pWarmup].F >= p[pHorizon].F:
 		return nil, model.Issue{Param: "warmup", Message: fmt.Sprintf("%v: need 0 ≤ warmup < horizon (%v)", p[pWarmup].F, p[pHorizon].F)}
 	}
-	if lambda >= 1 {
-		msg := fmt.Sprintf("λ = %v ≥ 1: the system is unstable (queues grow without bound)", lambda)
-		if !allowUnstable {
-			return nil, model.Issue{Param: "lambda", Message: msg + "; set allow_unstable = true to run it anyway"}
+	srv := serversOf(p)
+	entry := policy.Registry[p[pPolicy].I]
+	if err := entry.Check(policy.ArgsOf(params, p), policy.Servers{N: srv.n, Weight: srv.weight}); err != nil {
+		if is, ok := err.(model.Issue); ok && is.Param == "weights" {
+			is.Param, is.Message = "servers", "weights: "+is.Message
+			return nil, is
 		}
-		// Jobs pile up at about (λ − 1)·n per unit time, each holding 8 bytes until it is served.
-		if backlog := (lambda - 1) * float64(n) * p[pHorizon].F; backlog > maxBacklog {
-			return nil, model.Issue{Param: "lambda", Message: fmt.Sprintf("%v: about %.3g jobs would wait at the horizon (more than %.0g): shorten the horizon or lower λ", lambda, backlog, float64(maxBacklog))}
-		}
-		warnings = append(warnings, msg+"; its statistics are not steady-state")
+		return nil, err
 	}
-	if pol := policy.Registry[p[pPolicy].I]; pol.Takes("d") {
-		if d := p[pD].I; d < 1 || d > n {
-			return nil, model.Issue{Param: "d", Message: fmt.Sprintf("%d: need 1 ≤ d ≤ n (n = %d)", d, n)}
+	if why := instability(p, srv); why != "" {
+		param := "lambda"
+		if p[pServers].Valid {
+			param = "load"
 		}
+		if !allowUnstable {
+			return nil, model.Issue{Param: param, Message: why + "; set allow_unstable = true to run it anyway"}
+		}
+		if backlog := srv.excess(p) * p[pHorizon].F; backlog > maxBacklog {
+			return nil, model.Issue{Param: param, Message: fmt.Sprintf("%s: about %.3g jobs would wait at the horizon (more than %.0g): shorten the horizon or lower the load", why, backlog, float64(maxBacklog))}
+		}
+		warnings = append(warnings, why+"; its statistics are not steady-state (unstable = true)")
 	}
 	return warnings, nil
+}
+
+// loadBlind reports whether the policy's split of the arrivals is fixed in advance (so each server's arrival rate is
+// known): random and round robin (equal shares), smooth_wrr and wrr_expanded (shares ∝ weight).
+func loadBlind(id policy.ID) (static, weighted bool) {
+	switch id {
+	case policy.Random, policy.RoundRobin:
+		return true, false
+	case policy.SmoothWRR, policy.WRRExpanded:
+		return true, true
+	}
+	return false, false
+}
+
+// shares returns each class's per-server arrival rate under a load-blind policy (nil for load-aware policies).
+func (s servers) shares(p model.Point) []float64 {
+	static, weighted := loadBlind(policy.ID(p[pPolicy].I))
+	if !static {
+		return nil
+	}
+	total := p[pLambda].F * float64(s.n)
+	out := make([]float64, len(s.classes))
+	if !weighted || s.weight == nil {
+		for i := range out {
+			out[i] = total / float64(s.n)
+		}
+		return out
+	}
+	sum := 0.0
+	for _, w := range s.weight {
+		sum += w
+	}
+	k := 0
+	for i, c := range s.classes {
+		out[i] = total * s.weight[k] / sum
+		k += c.Count
+	}
+	return out
+}
+
+// instability says why point p has no steady state, or "" when no sufficient condition for instability holds.
+func instability(p model.Point, s servers) string {
+	total, capacity := p[pLambda].F*float64(s.n), s.capacity()
+	if total >= capacity {
+		return fmt.Sprintf("load %v ≥ 1: arrivals (%v per unit time) reach the total service capacity (%v): the system is unstable (queues grow without bound)", p[pLoad].F, total, capacity)
+	}
+	shares := s.shares(p)
+	for i, c := range s.classes {
+		if shares != nil && shares[i] >= c.Rate {
+			return fmt.Sprintf("%s sends each server of class %d (rate %v) %.4g jobs per unit time, at or above its rate: those queues grow without bound", policy.Registry[p[pPolicy].I].Name, i+1, c.Rate, shares[i])
+		}
+	}
+	return ""
+}
+
+// excess is the rate at which jobs pile up: Σ over overloaded servers of (arrival rate − service rate), or the total
+// excess for load-aware policies.
+func (s servers) excess(p model.Point) float64 {
+	shares := s.shares(p)
+	if shares == nil {
+		return max(0, p[pLambda].F*float64(s.n)-s.capacity())
+	}
+	e := 0.0
+	for i, c := range s.classes {
+		e += float64(c.Count) * max(0, shares[i]-c.Rate)
+	}
+	return e
 }
 
 // maxBacklog bounds the jobs an unstable run may accumulate (about 1.6 GB of arrival times at 8 bytes each, with the
@@ -137,10 +345,11 @@ func (Model) Cost(p model.Point) float64 { return 2 * p[pLambda].F * float64(p[p
 
 // Run implements model.Model.
 func (Model) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
-	n := int(p[pN].I)
+	srv := serversOf(p)
 	cfg := config{
-		n: n, lambda: p[pLambda].F, horizon: p[pHorizon].F, warmup: p[pWarmup].F,
-		policy: policy.Registry[p[pPolicy].I].New(policy.Args{D: int(p[pD].I), Replacement: p[pReplacement].B}, n),
+		n: srv.n, lambda: p[pLambda].F, horizon: p[pHorizon].F, warmup: p[pWarmup].F,
+		mu: srv.mu, rate: srv.rate,
+		policy: policy.Registry[p[pPolicy].I].New(policy.ArgsOf(params, p), policy.Servers{N: srv.n, Weight: srv.weight}),
 	}
 	out := simulate(cfg, sim.NewStreams(seed))
 	sojourn := func(x float64) results.Cell { // null, not NaN, when no job arrived in the window
@@ -149,6 +358,7 @@ func (Model) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
 		}
 		return results.Float(x)
 	}
+	unstable := instability(p, srv) != ""
 	row := []results.Cell{
 		sojourn(out.sojourns.Mean()),
 		sojourn(out.sojourns.Quantile(0.5)),
@@ -158,33 +368,54 @@ func (Model) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
 		results.Int(int64(out.peak)),
 		results.Int(out.sojourns.Count()),
 		results.Int(out.events),
+		results.Boolean(unstable),
 	}
-	return append(row, theory(p, len(out.tail))...), nil
+	if unstable {
+		return append(row, results.Null(), results.Null(), results.Null(), results.Null()), nil
+	}
+	return append(row, theory(p, srv, len(out.tail))...), nil
 }
 
 // theory returns the theory columns for point p, with theory_queue_tail of length k.
-func theory(p model.Point, k int) []results.Cell {
-	n, lambda := int(p[pN].I), p[pLambda].F
+func theory(p model.Point, srv servers, k int) []results.Cell {
+	lambda := p[pLambda].F
 	none := []results.Cell{results.Null(), results.Null(), results.Null(), results.Null()}
-	if !(lambda < 1) {
-		return none
-	}
 	var mean, p99 float64
 	var tail []float64
 	var source string
-	switch policy.ID(p[pPolicy].I) {
+	if !srv.uniform {
+		switch policy.ID(p[pPolicy].I) {
+		case policy.Random:
+			mean, p99, tail, source = analytic.RandomHeteroMeanSojourn(lambda, srv.classes), analytic.RandomHeteroSojournQuantile(lambda, srv.classes, 0.99), analytic.RandomHeteroTail(lambda, srv.classes, k), SourceMM1Hetero
+		case policy.RoundRobin:
+			mean, p99, tail, source = analytic.RoundRobinHeteroMeanSojourn(lambda, srv.classes), analytic.RoundRobinHeteroSojournQuantile(lambda, srv.classes, 0.99), analytic.RoundRobinHeteroTail(lambda, srv.classes, k), SourceRRHetero
+		default:
+			return none
+		}
+		return []results.Cell{results.Float(mean), results.Float(p99), results.List(tail), results.Str(source)}
+	}
+	// Identical servers of rate μ: the unit-rate formulas at load ρ = λ/μ, with times divided by μ.
+	n, rho, mu := srv.n, lambda/srv.mu, srv.mu
+	if !(rho < 1) {
+		return none
+	}
+	id := policy.ID(p[pPolicy].I)
+	if (id == policy.SmoothWRR || id == policy.WRRExpanded) && srv.weight == nil {
+		id = policy.RoundRobin // equal weights: exactly round robin (a test checks the sequences)
+	}
+	switch id {
 	case policy.Random:
-		mean, p99, tail, source = analytic.MM1MeanSojourn(lambda, 1), analytic.MM1SojournQuantile(lambda, 1, 0.99), analytic.MM1Tail(lambda, k), SourceMM1
+		mean, p99, tail, source = analytic.MM1MeanSojourn(rho, 1), analytic.MM1SojournQuantile(rho, 1, 0.99), analytic.MM1Tail(rho, k), SourceMM1
 	case policy.RoundRobin:
-		mean, p99, tail, source = analytic.RoundRobinMeanSojourn(lambda, n), analytic.RoundRobinSojournQuantile(lambda, n, 0.99), analytic.RoundRobinTail(lambda, n, k), SourceRoundRobin
+		mean, p99, tail, source = analytic.RoundRobinMeanSojourn(rho, n), analytic.RoundRobinSojournQuantile(rho, n, 0.99), analytic.RoundRobinTail(rho, n, k), SourceRoundRobin
 	case policy.JSQd:
 		d := int(p[pD].I)
-		mean, p99, tail, source = analytic.JSQdMeanSojourn(lambda, d), analytic.JSQdSojournQuantile(lambda, d, 0.99), analytic.JSQdTail(lambda, d, k), SourceMeanField
+		mean, p99, tail, source = analytic.JSQdMeanSojourn(rho, d), analytic.JSQdSojournQuantile(rho, d, 0.99), analytic.JSQdTail(rho, d, k), SourceMeanField
 		if d == 1 {
 			source = SourceMM1
 		}
 	default:
 		return none
 	}
-	return []results.Cell{results.Float(mean), results.Float(p99), results.List(tail), results.Str(source)}
+	return []results.Cell{results.Float(mean / mu), results.Float(p99 / mu), results.List(tail), results.Str(source)}
 }

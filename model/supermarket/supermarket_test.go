@@ -27,6 +27,7 @@ const (
 	mPeak
 	mJobs
 	mEvents
+	mUnstable
 	mTheoryMean
 	mTheoryP99
 	mTheoryTail
@@ -43,20 +44,50 @@ func policyIndex(t testing.TB, name string) int64 {
 	return -1
 }
 
-// point builds a supermarket point; d = 0 means the policy takes no d.
+// point builds a supermarket point of unit-rate servers; d = 0 means the policy takes no d. The other policy
+// arguments take their defaults (tau = 10).
 func point(t testing.TB, n int, lambda, horizon, warmup float64, pol string, d int, replacement bool) model.Point {
-	p := model.Point{
-		pN: model.IntValue(int64(n)), pLambda: model.FloatValue(lambda), pHorizon: model.FloatValue(horizon),
-		pWarmup: model.FloatValue(warmup), pPolicy: model.IntValue(policyIndex(t, pol)),
-		pD: {}, pReplacement: {},
+	p := make(model.Point, len(params))
+	p[pN], p[pLambda], p[pHorizon] = model.IntValue(int64(n)), model.FloatValue(lambda), model.FloatValue(horizon)
+	p[pWarmup], p[pPolicy] = model.FloatValue(warmup), model.IntValue(policyIndex(t, pol))
+	return finish(t, p, d, replacement, false)
+}
+
+// finish applies the policy arguments' defaults (d and replacement as given), resolves and checks p.
+func finish(t testing.TB, p model.Point, d int, replacement, allowUnstable bool) model.Point {
+	t.Helper()
+	e := policy.Registry[p[pPolicy].I]
+	for i := pD; i < len(params); i++ {
+		p[i] = model.Value{}
+		if e.Takes(params[i].Name) {
+			p[i] = params[i].Default
+		}
 	}
-	if d > 0 {
+	if e.Takes("d") {
 		p[pD], p[pReplacement] = model.IntValue(int64(d)), model.BoolValue(replacement)
 	}
-	if _, err := (Model{}).Check(p, false); err != nil {
+	if e.Takes("tau") {
+		p[model.Index(params, "tau")] = model.FloatValue(10)
+	}
+	if err := (Model{}).Resolve(p); err != nil {
+		t.Fatalf("invalid test point: %v", err)
+	}
+	if _, err := (Model{}).Check(p, allowUnstable); err != nil {
 		t.Fatalf("invalid test point: %v", err)
 	}
 	return p
+}
+
+// heteroPoint builds a point over server classes at the given load (fraction of capacity).
+func heteroPoint(t testing.TB, classes []analytic.Class, load, horizon, warmup float64, pol string, d int, allowUnstable bool) model.Point {
+	p := make(model.Point, len(params))
+	var recs []model.Record
+	for _, c := range classes {
+		recs = append(recs, model.Record{fCount: model.IntValue(int64(c.Count)), fRate: model.FloatValue(c.Rate), fWeight: {}})
+	}
+	p[pServers], p[pLoad], p[pHorizon] = model.RecordsValue(recs), model.FloatValue(load), model.FloatValue(horizon)
+	p[pWarmup], p[pPolicy] = model.FloatValue(warmup), model.IntValue(policyIndex(t, pol))
+	return finish(t, p, d, false, allowUnstable)
 }
 
 // replicate runs p with seeds 1..reps and returns the rows.

@@ -1,0 +1,153 @@
+package policy
+
+import (
+	"math"
+
+	"lbsweep/model/sim"
+)
+
+const leastRequestDoc = "Envoy's least request: equal weights: choice_count hosts sampled with replacement, a " +
+	"sample replaces the candidate only with strictly fewer active requests (2 hosts, choice_count 2: the busier " +
+	"host 25% of the time), or full_scan: every host, ties uniformly at random; unequal weights: an EDF schedule over " +
+	"the dynamic weights weight/(active+1)^active_request_bias (Envoy v1.31.0 source/extensions/" +
+	"load_balancing_policies/least_request/least_request_lb.cc; seed 002 §4)"
+
+// leastRequest is Envoy's LeastRequestLoadBalancer (v1.31.0,
+// source/extensions/load_balancing_policies/least_request/least_request_lb.cc), with active requests = the server's
+// queue length (the balancer sees every request it sent and nothing else reaches the servers):
+//   - equal weights, N_CHOICES (unweightedHostPickNChoices): choice_count hosts drawn uniformly with replacement; the
+//     first is the candidate and a later sample replaces it only with strictly fewer active requests;
+//   - equal weights, FULL_SCAN (unweightedHostPickFullScan): every host in order, the least active kept, ties
+//     broken uniformly by reservoir sampling (as Envoy's main branch; the first FULL_SCAN release kept the first);
+//   - unequal weights (EdfLoadBalancerBase with hostWeight()): an earliest-deadline-first schedule. Each host holds a
+//     deadline; a pick takes the earliest (ties: earliest inserted), sets the schedule's clock to it and re-inserts
+//     the host with deadline clock + 1/w', w' = weight/(active+1)^active_request_bias computed at the pick. Other
+//     hosts' deadlines are not recomputed when their loads change, which is why Envoy documents this mode as slow to
+//     react and never draining a host. Envoy starts a new schedule after a pseudo-random number of picks so that
+//     proxies do not move in lockstep; with one balancer that offset is left out (all deadlines start at 1/weight).
+type leastRequest struct {
+	choices  int
+	fullScan bool
+	bias     float64
+	weight   []float64 // nil: equal weights
+	edf      edf
+}
+
+func newLeastRequest(a Args, s Servers) Policy {
+	p := &leastRequest{choices: a.ChoiceCount, fullScan: a.FullScan, bias: a.ActiveRequestBias}
+	if s.Weight != nil {
+		for _, w := range s.Weight[1:] {
+			if w != s.Weight[0] {
+				p.weight = append([]float64(nil), s.Weight...)
+				break
+			}
+		}
+	}
+	if p.weight != nil {
+		for k, w := range p.weight {
+			p.edf.add(w, int32(k))
+		}
+	}
+	return p
+}
+
+func (p *leastRequest) Pick(l *sim.Levels, r *sim.Rand, _ float64) int {
+	if p.weight != nil {
+		return p.edf.pickAndAdd(func(k int32) float64 {
+			w, active := p.weight[k], float64(l.Len(int(k)))+1
+			switch p.bias {
+			case 0:
+				return w
+			case 1:
+				return w / active
+			}
+			return w / math.Pow(active, p.bias)
+		})
+	}
+	n := l.N()
+	if p.fullScan {
+		best, bq, tied := 0, l.Len(0), 1
+		for k := 1; k < n; k++ {
+			switch q := l.Len(k); {
+			case q < bq:
+				best, bq, tied = k, q, 1
+			case q == bq:
+				tied++
+				if r.IntN(tied) == 0 {
+					best = k
+				}
+			}
+		}
+		return best
+	}
+	best := r.IntN(n)
+	bq := l.Len(best)
+	for range p.choices - 1 {
+		k := r.IntN(n)
+		if q := l.Len(k); q < bq {
+			best, bq = k, q
+		}
+	}
+	return best
+}
+
+// edf is Envoy's EdfScheduler (source/common/upstream/edf_scheduler.h): a binary min-heap of (deadline, insertion
+// order) with a clock that jumps to each picked deadline.
+type edf struct {
+	heap  []edfEntry
+	clock float64
+	order uint64
+}
+
+type edfEntry struct {
+	deadline float64
+	order    uint64
+	host     int32
+}
+
+func (a edfEntry) before(b edfEntry) bool {
+	return a.deadline < b.deadline || a.deadline == b.deadline && a.order < b.order
+}
+
+// add schedules host at clock + 1/weight.
+func (e *edf) add(weight float64, host int32) {
+	e.heap = append(e.heap, edfEntry{deadline: e.clock + 1/weight, order: e.order, host: host})
+	e.order++
+	h := e.heap
+	for i := len(h) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !h[i].before(h[parent]) {
+			break
+		}
+		h[i], h[parent] = h[parent], h[i]
+		i = parent
+	}
+}
+
+// pickAndAdd removes the earliest entry, advances the clock to its deadline, re-adds its host with the weight
+// weightOf returns now, and returns the host.
+func (e *edf) pickAndAdd(weightOf func(host int32) float64) int {
+	h := e.heap
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= len(h) {
+			break
+		}
+		if c+1 < len(h) && h[c+1].before(h[c]) {
+			c++
+		}
+		if !h[c].before(h[i]) {
+			break
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+	e.heap = h
+	e.clock = top.deadline
+	e.add(weightOf(top.host), top.host)
+	return int(top.host)
+}

@@ -1,0 +1,73 @@
+package policy
+
+import (
+	"lbsweep/model/sim"
+)
+
+const smoothWRRDoc = "nginx's smooth weighted round robin: each pick adds every server's effective_weight to its " +
+	"current_weight, takes the largest current_weight (strict >, so ties go to the earlier server) and subtracts the " +
+	"total effective weight of the servers that took part; 5:1:1 gives a a b a c a a. Weights default to the service " +
+	"rates; ignores loads (nginx 1.26.2 src/http/ngx_http_upstream_round_robin.c, ngx_http_upstream_get_peer(); " +
+	"commit 52327e0, 2012; seed 002 §3)"
+
+// SWRR is nginx's smooth weighted round robin over servers 0..n−1 (nginx release-1.26.2,
+// src/http/ngx_http_upstream_round_robin.c, ngx_http_upstream_get_peer() and ngx_http_upstream_free_round_robin_peer();
+// Maxim Dounin's commit 52327e0 "Upstream: smooth weighted round-robin balancing.", first in nginx 1.3.0).
+//
+// Per server it keeps the configured weight w, the effective_weight e (w unless failures de-rated it) and the
+// current_weight c. Next does, over every server in list order: c += e; total += e; if e < w then e += 1 (capped at w
+// for fractional weights); keep the first server with the largest c (strict greater-than); then c_best −= total.
+// While no server fails the sum of the current weights stays 0, and every cycle of W = Σw picks (integer weights)
+// picks server i exactly w_i times, with the picks of heavy servers spread out: 5:1:1 gives a a b a c a a, and equal
+// weights give exactly the round-robin sequence 0, 1, …, n−1 (seed 000 §7.1). nginx's skipping of down, failed and
+// max_conns-limited peers is not modelled: every server takes part in every pick.
+type SWRR struct {
+	weight, effective, current []float64
+}
+
+// NewSWRR returns the balancer for the given weights (len ≥ 1, each > 0 and finite), all current weights 0.
+func NewSWRR(weights []float64) *SWRR {
+	s := &SWRR{
+		weight:    append([]float64(nil), weights...),
+		effective: append([]float64(nil), weights...),
+		current:   make([]float64, len(weights)),
+	}
+	return s
+}
+
+func newSmoothWRR(_ Args, s Servers) Policy {
+	w := make([]float64, s.N)
+	for k := range w {
+		w[k] = s.weight(k)
+	}
+	return NewSWRR(w)
+}
+
+// Next returns the next server, in O(n).
+func (s *SWRR) Next() int {
+	best, total := -1, 0.0
+	for k := range s.weight {
+		s.current[k] += s.effective[k]
+		total += s.effective[k]
+		if s.effective[k] < s.weight[k] {
+			s.effective[k] = min(s.effective[k]+1, s.weight[k])
+		}
+		if best < 0 || s.current[k] > s.current[best] {
+			best = k
+		}
+	}
+	s.current[best] -= total
+	return best
+}
+
+// Fail de-rates server k after a failed request as nginx does with max_fails = maxFails ≥ 1: effective_weight −=
+// weight/maxFails, floored at 0; it then recovers by 1 per pick (see Next). For models with failures.
+func (s *SWRR) Fail(k, maxFails int) {
+	s.effective[k] = max(0, s.effective[k]-s.weight[k]/float64(maxFails))
+}
+
+// Current returns server k's current_weight (for tests and traces).
+func (s *SWRR) Current(k int) float64 { return s.current[k] }
+
+// Pick implements Policy: the next server, whatever the loads.
+func (s *SWRR) Pick(*sim.Levels, *sim.Rand, float64) int { return s.Next() }

@@ -1,0 +1,91 @@
+package policy
+
+import (
+	"fmt"
+	"math"
+
+	"lbsweep/model/sim"
+)
+
+const wrrExpandedDoc = "naive weighted round robin: each server repeated weight times in list order and the list " +
+	"cycled (5:1:1 gives a a a a a b c); the contrast to smooth_wrr (seed 002 §3). Weights default to the service " +
+	"rates, scaled to the smallest integers with the same ratios; ignores loads"
+
+// ExpandedWRR is the naive weighted round robin: the expanded list holding server i w_i times (servers in order,
+// each server's copies together), cycled. It has the right proportions and the worst burstiness: a server of weight
+// w receives w consecutive requests. (Seed 002 §3: nginx before commit 52327e0 was as bursty.)
+type ExpandedWRR struct {
+	list []int32
+	next int
+}
+
+// maxExpanded bounds the expanded list (the sum of the integer weights).
+const maxExpanded = 1 << 24
+
+// IntegerWeights scales positive weights to the smallest integers with the same ratios, within a relative 1e-9 (so
+// 0.5 : 1 becomes 1 : 2). It fails when no multiplier up to 10^4 makes every weight an integer or the sum would
+// exceed 2^24.
+func IntegerWeights(w []float64) ([]int, error) {
+	lo := math.Inf(1)
+	for _, x := range w {
+		lo = min(lo, x)
+	}
+	for m := 1; m <= 10_000; m++ {
+		scale := float64(m) / lo // the smallest weight becomes m
+		ints := make([]int, len(w))
+		sum, ok := 0, true
+		for i, x := range w {
+			y := x * scale
+			r := math.Round(y)
+			if math.Abs(y-r) > 1e-9*y || r > maxExpanded {
+				ok = false
+				break
+			}
+			ints[i] = int(r)
+			sum += ints[i]
+		}
+		if ok {
+			if sum > maxExpanded {
+				return nil, fmt.Errorf("the integer weights sum to %d, more than %d", sum, maxExpanded)
+			}
+			return ints, nil
+		}
+	}
+	return nil, fmt.Errorf("weights %v have no integer ratio with a smallest weight up to 10^4", w)
+}
+
+// NewExpandedWRR returns the expanded list for positive integer weights.
+func NewExpandedWRR(weights []int) *ExpandedWRR {
+	e := &ExpandedWRR{}
+	for k, w := range weights {
+		for range w {
+			e.list = append(e.list, int32(k))
+		}
+	}
+	return e
+}
+
+func newWRRExpanded(_ Args, s Servers) Policy {
+	w := make([]float64, s.N)
+	for k := range w {
+		w[k] = s.weight(k)
+	}
+	ints, err := IntegerWeights(w)
+	if err != nil {
+		panic("policy: wrr_expanded: " + err.Error()) // models check CheckWeights first
+	}
+	return NewExpandedWRR(ints)
+}
+
+// Next returns the next server of the cycled list.
+func (e *ExpandedWRR) Next() int {
+	k := e.list[e.next]
+	e.next++
+	if e.next == len(e.list) {
+		e.next = 0
+	}
+	return int(k)
+}
+
+// Pick implements Policy: the next server, whatever the loads.
+func (e *ExpandedWRR) Pick(*sim.Levels, *sim.Rand, float64) int { return e.Next() }
