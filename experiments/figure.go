@@ -23,13 +23,17 @@ const (
 
 var figureKinds = map[string]FigureKind{"queue_tail": QueueTail, "metric": MetricVsParam}
 
-// Stat is what a figure's points show over a grid point's replications.
+// Stat is what a figure's points or a table's cells show over a grid point's replications.
 type Stat uint8
 
 // Stats, as specs name them in `stat`.
 const (
-	Mean   Stat = iota // the mean, with a (1−Alpha) Student-t confidence interval as error bars (default)
-	Median             // the median, with the range (minimum to maximum) as error bars
+	// Mean is the mean with a (1−Alpha) Student-t confidence interval: error bars in a figure (its default), "± the
+	// half-width" in a table.
+	Mean Stat = iota
+	// Median is the median: with the range (minimum to maximum) as error bars in a figure, alone in a table (its
+	// default: the seeds publish medians of 3 seeds).
+	Median
 )
 
 // Figure is one [[figure]] table: what cmd/plot renders to figures/<spec name>-<Name>.svg.

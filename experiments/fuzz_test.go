@@ -49,6 +49,8 @@ func FuzzParse(f *testing.F) {
 		f.Add(strings.Replace(specBase, e[0], e[1], 1))
 	}
 	f.Add(specBase + "\n[[figure]]\nname = \"f\"\nkind = \"metric\"\nx = \"lambda\"\ny = \"mean_sojourn\"\nwhere = { policy = \"random\" }\nseries = [\"policy\", \"d\"]\n")
+	f.Add(specBase + "\n[[table]]\nname = \"t\"\nrows = [\"policy\", \"d\"]\ncolumns = \"lambda\"\nmetric = \"p99_sojourn\"\nwhere = { n = 10 }\ndigits = 3\n")
+	f.Add(specBase + "\n[[table]]\nname = \"u\"\nrows = \"policy\"\nmetrics = [\"mean_sojourn\", \"theory_mean_sojourn\"]\nstat = \"mean\"\nalpha = 0.1\n")
 	f.Add(specBase + "\n[[expect]]\nsource = \"s\"\nmetric = \"queue_tail\"\nlevel = 2\nwhere = { lambda = 0.9 }\nratio = { where = { policy = \"random\" }, min = 0.5, max = 2 }\n")
 	f.Add(specBase + "\n[[expect]]\nsource = \"s\"\nmetric = \"mean_sojourn\"\ntheory = \"theory_mean_sojourn\"\nallowance = 0.1\n")
 

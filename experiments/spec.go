@@ -4,7 +4,8 @@
 //
 // The spec format is the contract in DESIGN.md and the README: top-level name, description, model, seed,
 // replications, allow_unstable; [params] (fixed values); [sweep] (axes: a list, or an inclusive range
-// {from, to, step} computed as from + i·step); [[figure]] and [[expect]] tables for cmd/plot and `sweep check`.
+// {from, to, step} computed as from + i·step); [[figure]], [[table]] and [[expect]] tables for cmd/plot and
+// `sweep check`.
 package experiments
 
 import (
@@ -72,6 +73,7 @@ type Spec struct {
 	Base          model.Point // fixed parameters and defaults; policy arguments not yet resolved
 	Axes          []Axis      // the grid is their cartesian product, first axis slowest
 	Figures       []Figure
+	Tables        []Table
 	Expects       []Expect
 	Warnings      []string // e.g. unstable points allowed by allow_unstable; deduplicated, in grid order
 
@@ -124,7 +126,7 @@ func firstSegment(key string) string {
 	return key
 }
 
-var topKeys = []string{"name", "description", "model", "seed", "replications", "allow_unstable", "params", "sweep", "figure", "expect"}
+var topKeys = []string{"name", "description", "model", "seed", "replications", "allow_unstable", "params", "sweep", "figure", "table", "expect"}
 
 // Parse decodes a spec from its text; file names it in errors.
 func Parse(file, text string) (*Spec, error) {
@@ -211,6 +213,9 @@ func Parse(file, text string) (*Spec, error) {
 		return nil, err
 	}
 	if err := d.figures(s, raw); err != nil {
+		return nil, err
+	}
+	if err := d.tables(s, raw); err != nil {
 		return nil, err
 	}
 	if err := d.expects(s, raw); err != nil {

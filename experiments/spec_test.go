@@ -55,6 +55,10 @@ func parseNoPanic(t *testing.T, file, text string) (s *experiments.Spec, err err
 func TestParseBadInput(t *testing.T) {
 	const figure = "\n[[figure]]\nname = \"f\"\n"   // lines 14 (blank), 15 [[figure]], 16 name; the next key is on 17
 	const expect = "\n[[expect]]\nsource = \"s\"\n" // same layout for [[expect]]
+	const table = "\n[[table]]\nname = \"t\"\n"     // same layout for [[table]]
+
+	// A by-parameter table's shape on lines 17 and 18, after table.
+	const byLambda = "columns = \"lambda\"\nmetric = \"mean_sojourn\"\n"
 	tests := []struct {
 		name     string
 		old, new string // edit of specBase
@@ -186,6 +190,38 @@ func TestParseBadInput(t *testing.T) {
 		{name: "expect missing source", tail: "\n[[expect]]\nmetric = \"mean_sojourn\"\napprox = 1.0\ntol = 0.1\n", key: "expect[0].source", line: 15, want: "missing"},
 		{name: "expect ratio min > max", tail: expect + "metric = \"mean_sojourn\"\nratio = { where = { policy = \"random\" }, min = 2, max = 1 }\n", key: "expect[0].ratio", line: 18, want: "min ≤ max"},
 		{name: "expect bad theory column", tail: expect + "metric = \"mean_sojourn\"\ntheory = \"theory_queue_tail\"\n", key: "expect[0].theory", line: 18, want: "not a theory column matching mean_sojourn"},
+
+		// [[table]]: exactly one of columns + metric (by parameter) or metrics (by metric).
+		{name: "table unknown key", tail: table + byLambda + "colour = \"red\"\n", key: "table[0].colour", line: 19, want: "unknown key (valid keys: name, title, rows, columns"},
+		{name: "table unknown metric", tail: table + "columns = \"lambda\"\nmetric = \"mean_sojurn\"\n", key: "table[0].metric", line: 18, want: `unknown column "mean_sojurn"`},
+		{name: "table string metric", tail: table + "columns = \"lambda\"\nmetric = \"policy\"\n", key: "table[0].metric", line: 18, want: `column "policy" is string: a table shows numeric`},
+		{name: "table list metric", tail: table + "metrics = [\"mean_sojourn\", \"queue_tail\"]\n", key: "table[0].metrics", line: 17, want: `column "queue_tail" is list<double>`},
+		{name: "table metrics not a list", tail: table + "metrics = \"mean_sojourn\"\n", key: "table[0].metrics", line: 17, want: "expected a list of column names, got a string"},
+		{name: "table metrics empty", tail: table + "metrics = []\n", key: "table[0].metrics", line: 17, want: "empty list"},
+		{name: "table metrics twice", tail: table + "metrics = [\"p99_sojourn\", \"p99_sojourn\"]\n", key: "table[0].metrics", line: 17, want: `"p99_sojourn" is listed twice`},
+		{name: "table unknown columns", tail: table + "columns = \"lamda\"\nmetric = \"mean_sojourn\"\n", key: "table[0].columns", line: 17, want: `unknown column "lamda"`},
+		{name: "table columns not a parameter", tail: table + "columns = \"jobs\"\nmetric = \"mean_sojourn\"\n", key: "table[0].columns", line: 17, want: `"jobs" is not a parameter`},
+		{name: "table columns also in rows", tail: table + "rows = [\"policy\", \"lambda\"]\n" + byLambda, key: "table[0].columns", line: 18, want: `"lambda" is also in rows`},
+		{name: "table both shapes", tail: table + byLambda + "metrics = [\"p99_sojourn\"]\n", key: "table[0]", line: 15, want: "not both"},
+		{name: "table no shape", tail: table + "rows = \"policy\"\n", key: "table[0]", line: 15, want: "give columns and metric"},
+		{name: "table metric without columns", tail: table + "metric = \"mean_sojourn\"\n", key: "table[0].columns", line: 15, want: "missing: metric = ... needs columns"},
+		{name: "table columns without metric", tail: table + "columns = \"lambda\"\n", key: "table[0].metric", line: 15, want: "missing: columns = ... needs metric"},
+		{name: "table unknown rows column", tail: table + "rows = [\"policy\", \"dd\"]\n" + byLambda, key: "table[0].rows", line: 17, want: `unknown column "dd"`},
+		{name: "table rows not names", tail: table + "rows = [\"policy\", 2]\n" + byLambda, key: "table[0].rows", line: 17, want: "expected column names, got an integer"},
+		{name: "table list rows column", tail: table + "rows = \"queue_tail\"\nmetrics = [\"jobs\"]\n", key: "table[0].rows", line: 17, want: "is a list: rows are made from scalar columns"},
+		{name: "table unknown stat", tail: table + byLambda + "stat = \"max\"\n", key: "table[0].stat", line: 19, want: `unknown stat "max"`},
+		{name: "table alpha with median", tail: table + byLambda + "alpha = 0.1\n", key: "table[0].alpha", line: 19, want: `alpha needs stat = "mean"`},
+		{name: "table alpha out of range", tail: table + byLambda + "stat = \"mean\"\nalpha = 1.5\n", key: "table[0].alpha", line: 20, want: "need 0 < alpha < 1"},
+		{name: "table digits zero", tail: table + byLambda + "digits = 0\n", key: "table[0].digits", line: 19, want: "need 1 ≤ digits ≤ 17"},
+		{name: "table digits float", tail: table + byLambda + "digits = 3.0\n", key: "table[0].digits", line: 19, want: "expected an integer, got a float"},
+		{name: "table where wrong type", tail: table + byLambda + "where = { n = \"10\" }\n", key: "table[0].where", line: 19, want: "n: expected a int64 value, got a string"},
+		{name: "table title not a string", tail: table + byLambda + "title = 3\n", key: "table[0].title", line: 19, want: "expected a string, got an integer"},
+		{name: "table bad name", tail: "\n[[table]]\nname = \"P99\"\n" + byLambda, key: "table[0].name", line: 16, want: "[a-z0-9-]+"},
+		{name: "table without name", tail: "\n[[table]]\n" + byLambda, key: "table[0].name", line: 15, want: "missing"},
+		{name: "table duplicate name", tail: table + byLambda + table + byLambda, key: "table[1].name", line: 21, want: `"t": need a unique name`},
+		{name: "second table's metric", tail: table + byLambda + "\n[[table]]\nname = \"u\"\nmetrics = [\"mean_sojourn\", \"p99\"]\n", key: "table[1].metrics", line: 22, want: `unknown column "p99"`},
+		{name: "table as table", tail: "\n[table]\nname = \"t\"\n", key: "table", line: 15, want: "expected an array of tables ([[table]])"},
+		{name: "typo tables", tail: "\n[[tables]]\nname = \"t\"\n", key: "tables", line: 15, want: "unknown key"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

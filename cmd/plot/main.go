@@ -1,5 +1,5 @@
-// Command plot renders the [[figure]] tables of lbsweep specs from their datasets as SVG, and writes the
-// reproduction report figures/REPORT.md. See `plot -h` and the README.
+// Command plot renders the [[figure]] tables of lbsweep specs from their datasets as SVG and their [[table]] entries
+// as Markdown, and writes the reproduction report figures/REPORT.md. See `plot -h` and the README.
 package main
 
 import (

@@ -16,9 +16,10 @@ import (
 
 const usage = `usage:
   plot [-results DIR] [-o OUT] SPEC.toml ...
-Renders every [[figure]] of each spec from DIR/NAME/*.parquet to OUT/NAME-FIGURE.svg, and writes OUT/REPORT.md with
-every [[expect]] claim of the specs given, its measured value and its verdict. A failed claim is reported, not an
-error: plot exits 0 (sweep check is the gate that exits 1).
+Renders every [[figure]] of each spec from DIR/NAME/*.parquet to OUT/NAME-FIGURE.svg and every [[table]] to
+OUT/NAME-TABLE.md, and writes OUT/REPORT.md with those tables and every [[expect]] claim of the specs given, its
+measured value and its verdict. A failed claim is reported, not an error: plot exits 0 (sweep check is the gate that
+exits 1).
 flags:
 `
 
@@ -74,6 +75,20 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			sec.Figures = append(sec.Figures, name)
 			fmt.Fprintf(stderr, "plot: wrote %s\n", filepath.Join(*outDir, name))
 		}
+		for _, tb := range spec.Tables {
+			var buf bytes.Buffer
+			if err := WriteTable(spec, tb, t, &buf); err != nil {
+				fmt.Fprintf(stderr, "plot: %s: %v\n", spec.File, err)
+				return 1
+			}
+			name := spec.Name + "-" + tb.Name + ".md"
+			if err := writeFile(filepath.Join(*outDir, name), buf.Bytes()); err != nil {
+				fmt.Fprintf(stderr, "plot: %v\n", err)
+				return 1
+			}
+			sec.Tables = append(sec.Tables, buf.String())
+			fmt.Fprintf(stderr, "plot: wrote %s\n", filepath.Join(*outDir, name))
+		}
 		for _, v := range sec.Verdicts {
 			if !v.Pass {
 				fmt.Fprintf(stderr, "plot: %s: claim not reproduced: %s: %s\n", spec.Name, v.Expect.Source, v.Reason)
@@ -104,11 +119,12 @@ func writeFile(path string, b []byte) error {
 type Section struct {
 	Spec     *experiments.Spec
 	Figures  []string // SVG file names beside REPORT.md
+	Tables   []string // the Markdown of each [[table]], as WriteTable writes it (the NAME-TABLE.md files' text)
 	Verdicts []experiments.Verdict
 }
 
-// Report writes the reproduction report: per spec, its figures and a table of claims with the measured mean ± CI and
-// the verdict. It holds no timestamps, so it changes only when results change.
+// Report writes the reproduction report: per spec, its figures, its tables, and a table of claims with the measured
+// mean ± CI and the verdict. It holds no timestamps, so it changes only when results change.
 func Report(w io.Writer, sections []Section) {
 	pass, known, total := 0, 0, 0
 	for _, s := range sections {
@@ -133,6 +149,9 @@ func Report(w io.Writer, sections []Section) {
 			filepath.ToSlash(s.Spec.File), s.Spec.SHA256[:12], s.Spec.Model.Name(), s.Spec.Runs(), s.Spec.Points(), s.Spec.Replications)
 		for _, f := range s.Figures {
 			fmt.Fprintf(w, "![%s](%s)\n\n", f, f)
+		}
+		for _, tb := range s.Tables {
+			fmt.Fprintf(w, "%s\n", tb)
 		}
 		if len(s.Verdicts) == 0 {
 			fmt.Fprintf(w, "No claims declared.\n")

@@ -1,6 +1,7 @@
-// Package render draws the [[figure]] tables of an experiment spec from its dataset as SVG (gonum/plot), and writes
-// the reproduction report (REPORT.md: each [[expect]] claim with its source, the claim, the measured mean ± CI and
-// the verdict). Simulated values are drawn as points with (1−α) Student-t confidence intervals over replications as
+// Package render draws the [[figure]] tables of an experiment spec from its dataset as SVG (gonum/plot), writes its
+// [[table]] entries as Markdown tables (medians, or means ± CI half-widths, of the runs in each cell), and writes the
+// reproduction report (REPORT.md: the tables, and each [[expect]] claim with its source, the claim, the measured
+// mean ± CI and the verdict). Simulated values are drawn as points with (1−α) Student-t confidence intervals over replications as
 // error bars; closed forms as lines of the same colour.
 //
 // Figures are 6 × 3.6 in with 8–10 pt text, ASCII labels (the default font has no superscripts), and the legend in
@@ -215,20 +216,11 @@ type summary struct{ y, lo, hi float64 }
 // range (minimum to maximum).
 func summarize(ys []float64, f experiments.Figure) summary {
 	if f.Stat == experiments.Median {
-		var v []float64
-		for _, y := range ys {
-			if !math.IsNaN(y) {
-				v = append(v, y)
-			}
-		}
+		v := sortedValues(ys)
 		if len(v) == 0 {
 			return summary{y: math.NaN()}
 		}
-		sort.Float64s(v)
-		med := v[len(v)/2]
-		if len(v)%2 == 0 {
-			med = (v[len(v)/2-1] + v[len(v)/2]) / 2
-		}
+		med := median(v)
 		return summary{y: med, lo: med - v[0], hi: v[len(v)-1] - med}
 	}
 	e := results.MeanCI(ys, f.Alpha)
@@ -236,6 +228,27 @@ func summarize(ys []float64, f experiments.Figure) summary {
 		return summary{y: e.Mean}
 	}
 	return summary{y: e.Mean, lo: e.Half, hi: e.Half}
+}
+
+// sortedValues returns the values of ys that are not NaN, sorted ascending.
+func sortedValues(ys []float64) []float64 {
+	var v []float64
+	for _, y := range ys {
+		if !math.IsNaN(y) {
+			v = append(v, y)
+		}
+	}
+	sort.Float64s(v)
+	return v
+}
+
+// median returns the median of the sorted, non-empty v (the mean of the middle two when len(v) is even).
+func median(v []float64) float64 {
+	med := v[len(v)/2]
+	if len(v)%2 == 0 {
+		med = (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	return med
 }
 
 // errPoints are simulated means with asymmetric error bars, clipped to a floor on log axes.

@@ -14,7 +14,7 @@ import (
 	"lbsweep/results"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden SVGs in testdata/")
+var update = flag.Bool("update", false, "rewrite the golden SVGs and Markdown tables in testdata/")
 
 const figSpec = `name = "fig"
 model = "supermarket"

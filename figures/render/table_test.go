@@ -1,0 +1,274 @@
+package render
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"lbsweep/experiments"
+	"lbsweep/results"
+)
+
+// tabSpec is figSpec's grid (lambda 0.5, 0.9 × random, jsq_d d = 2; 2 replications) with a table of each shape and
+// one over an integer parameter with nulls (d is null for random).
+const tabSpec = `name = "tab"
+model = "supermarket"
+seed = 1
+replications = 2
+[params]
+n = 10
+horizon = 100.0
+warmup = 10.0
+[sweep]
+lambda = [0.9, 0.5]
+policy = ["random", { name = "jsq_d", d = 2 }]
+
+[[table]]
+name = "by-lambda"
+title = "mean sojourn time | n = 10"
+rows = ["policy", "d"]
+columns = "lambda"
+metric = "mean_sojourn"
+
+[[table]]
+name = "at-09"
+rows = "policy"
+metrics = ["mean_sojourn", "theory_mean_sojourn", "peak_queue", "p99_sojourn"]
+where = { lambda = 0.9 }
+stat = "mean"
+digits = 3
+
+[[table]]
+name = "by-d"
+title = "peak queue by d"
+rows = "lambda"
+columns = "d"
+metric = "peak_queue"
+`
+
+// tabTable is the synthetic dataset of figure tests for s, with peak_queue = 10·λ + replication (an integer column
+// whose medians are half-integers) and p99_sojourn null everywhere.
+func tabTable(t *testing.T, s *experiments.Spec) *results.Table {
+	tb := table(t, s)
+	lam, peak := tb.Col("lambda"), tb.Col("peak_queue")
+	for i, row := range tb.Rows {
+		row[peak] = results.Int(int64(math.Round(10*row[lam].F)) + int64(i%2))
+	}
+	return tb
+}
+
+// golden compares got with testdata/name (rewriting it under -update).
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./figures/render -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from %s (inspect, then go test ./figures/render -update):\n%s", name, path, got)
+	}
+}
+
+func TestGoldenTables(t *testing.T) {
+	s, err := experiments.Parse("tab.toml", tabSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := tabTable(t, s)
+	for _, tb := range s.Tables {
+		var a, b bytes.Buffer
+		if err := WriteTable(s, tb, data, &a); err != nil {
+			t.Fatalf("%s: %v", tb.Name, err)
+		}
+		if err := WriteTable(s, tb, data, &b); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Errorf("%s: two renderings differ", tb.Name)
+		}
+		if strings.Contains(a.String(), "NaN") || strings.Contains(a.String(), "†") {
+			t.Errorf("%s: NaN or an unstable mark in a stable table:\n%s", tb.Name, a.String())
+		}
+		golden(t, "table-"+tb.Name+".md", a.Bytes())
+	}
+}
+
+// A bool column named unstable marks every cell holding an unstable run with a dagger, and adds the footnote once;
+// the dagger goes to the cell, not the row.
+func TestUnstableMarks(t *testing.T) {
+	s, err := experiments.Parse("tab.toml", tabSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := tabTable(t, s)
+	data.Columns = append(data.Columns, results.Column{Name: UnstableColumn, Type: results.Bool})
+	lam, pol := data.Col("lambda"), data.Col("policy")
+	for i := range data.Rows { // rows are in run order: replication i%2
+		// Unstable: random at λ = 0.9, replication 1 only (one run of the cell suffices); null elsewhere for jsq_d.
+		u := results.Boolean(data.Rows[i][lam].F == 0.9 && data.Rows[i][pol].S == "random" && i%2 == 1)
+		if data.Rows[i][pol].S == "jsq_d" && data.Rows[i][lam].F == 0.5 {
+			u = results.Null()
+		}
+		data.Rows[i] = append(data.Rows[i], u)
+	}
+	var buf bytes.Buffer
+	if err := WriteTable(s, s.Tables[0], data, &buf); err != nil {
+		t.Fatal(err)
+	}
+	got := buf.String()
+	if n := strings.Count(got, "†"); n != 2 { // the marked cell and the footnote
+		t.Errorf("%d daggers, want 2 (one cell, one footnote):\n%s", n, got)
+	}
+	if !strings.Contains(got, "| random | 2.010 | 10.05† |") {
+		t.Errorf("random at lambda = 0.9 is not marked:\n%s", got)
+	}
+	if !strings.HasSuffix(got, "\n\n"+UnstableNote+"\n") {
+		t.Errorf("no footnote at the end:\n%s", got)
+	}
+	golden(t, "table-unstable.md", buf.Bytes())
+
+	// A column named unstable that is not a bool is not a mark.
+	data.Columns[len(data.Columns)-1].Type = results.String
+	buf.Reset()
+	if err := WriteTable(s, s.Tables[0], data, &buf); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "†") {
+		t.Errorf("a string column named unstable marks cells:\n%s", buf.String())
+	}
+}
+
+func TestTableErrors(t *testing.T) {
+	s, err := experiments.Parse("tab.toml", tabSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := tabTable(t, s)
+	none := s.Tables[1]
+	none.Where = []results.Cond{{Column: "lambda", Value: results.Float(0.7), Text: "0.7"}}
+	if err := WriteTable(s, none, data, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "no rows match") {
+		t.Errorf("no matching rows: err = %v", err)
+	}
+	other := s.Tables[1]
+	other.Metrics = []string{"mean_sojourn", "load_tail"}
+	if err := WriteTable(s, other, data, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), `no column "load_tail"`) {
+		t.Errorf("missing column: err = %v", err)
+	}
+}
+
+func TestNumber(t *testing.T) {
+	for _, tc := range []struct {
+		x       float64
+		digits  int
+		integer bool
+		want    string
+	}{
+		{2.65, 3, false, "2.65"},
+		{2.65, 4, false, "2.650"},
+		{9.9996, 4, false, "10.00"},
+		{46.0517, 4, false, "46.05"},
+		{12345.6, 4, false, "12350"},
+		{0.00012345, 3, false, "0.000123"},
+		{0.000012345, 3, false, "1.23e-05"},
+		{2.5e9, 4, false, "2.500e+09"},
+		{0, 4, false, "0"},
+		{42, 4, true, "42"},
+		{123456, 4, true, "123456"},
+		{4.5, 4, true, "4.500"},
+		{-0.5, 2, false, "-0.50"},
+		{math.Inf(1), 4, false, "∞"},
+		{math.NaN(), 4, false, "–"},
+	} {
+		if got := number(tc.x, tc.digits, tc.integer); got != tc.want {
+			t.Errorf("number(%v, %d, %v) = %q, want %q", tc.x, tc.digits, tc.integer, got, tc.want)
+		}
+	}
+}
+
+// plot writes each table to OUT/NAME-TABLE.md and the same Markdown into REPORT.md, after the figures and before the
+// claims, byte-identical on a rerun.
+func TestMainWritesTables(t *testing.T) {
+	dir := t.TempDir()
+	specPath := filepath.Join(dir, "tab.toml")
+	text := tabSpec + "\n[[figure]]\nname = \"mean\"\nkind = \"metric\"\nx = \"lambda\"\ny = \"mean_sojourn\"\nseries = \"policy\"\n" +
+		"\n[[expect]]\nsource = \"s\"\nmetric = \"mean_sojourn\"\nwhere = { lambda = 0.5 }\napprox = 2.01\ntol = 0.01\n"
+	if err := os.WriteFile(specPath, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := experiments.Load(specPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := tabTable(t, s)
+	id := func(name string) int { return data.Col(name) }
+	for i, row := range data.Rows {
+		r := s.Run(i)
+		row[id("experiment")] = results.Str(s.Name)
+		row[id("point")] = results.Str(r.Key)
+		row[id("replication")] = results.Int(int64(r.Replication))
+		row[id("seed")] = results.Int(int64(r.Seed.Run))
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "results", s.Name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w, err := results.Create(filepath.Join(dir, "results", s.Name, "runs.parquet"), data.Columns, results.Provenance(s.Text, s.SHA256, s.Model.Name()), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range data.Rows {
+		if err := w.Write(row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	outputs := make([]map[string]string, 2)
+	for k := range outputs {
+		out := filepath.Join(dir, "out", string(rune('a'+k)))
+		var stderr bytes.Buffer
+		if code := Main([]string{"-results", filepath.Join(dir, "results"), "-o", out, specPath}, &bytes.Buffer{}, &stderr); code != 0 {
+			t.Fatalf("plot exited %d: %s", code, stderr.String())
+		}
+		outputs[k] = map[string]string{}
+		for _, name := range []string{"REPORT.md", "tab-by-lambda.md", "tab-at-09.md", "tab-by-d.md", "tab-mean.svg"} {
+			b, err := os.ReadFile(filepath.Join(out, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			outputs[k][name] = string(b)
+		}
+		if !strings.Contains(stderr.String(), "wrote "+filepath.Join(out, "tab-by-d.md")) {
+			t.Errorf("stderr does not name the table it wrote:\n%s", stderr.String())
+		}
+	}
+	for name, a := range outputs[0] {
+		if outputs[1][name] != a {
+			t.Errorf("%s differs between two runs", name)
+		}
+	}
+	report := outputs[0]["REPORT.md"]
+	fig, claims := strings.Index(report, "![tab-mean.svg]"), strings.Index(report, "| source |")
+	last := -1
+	for _, name := range []string{"tab-by-lambda.md", "tab-at-09.md", "tab-by-d.md"} { // in spec order
+		i := strings.Index(report, outputs[0][name])
+		if i < 0 {
+			t.Fatalf("REPORT.md does not hold %s:\n%s", name, report)
+		}
+		if i < fig || i > claims || i < last {
+			t.Errorf("%s is at %d: want after the figure (%d), before the claims (%d), after the previous table (%d)", name, i, fig, claims, last)
+		}
+		last = i
+	}
+}
