@@ -18,7 +18,7 @@ const (
 	WithinCI                        // theory = "column" [, allowance = A]: |mean − theory| ≤ CI half-width + A
 	LessThan                        // less_than = { col = v, ... }: mean < the mean over the other selection
 	GreaterThan                     // greater_than = { ... }: mean > the other mean
-	Ratio                           // ratio = { where = { ... }, min = a, max = b }: a ≤ mean / other mean ≤ b
+	Ratio                           // ratio = { where = { ... }, min = a, max = b }: [a, b] meets mean / other mean ± its CI
 )
 
 // Expect is one [[expect]] table: a claim of the experiment's source, as data.
@@ -30,7 +30,7 @@ type Expect struct {
 	Relation Relation
 	Value    float64 // Approx: the claimed value
 	Tol      float64 // Approx: the claimed value's own uncertainty (its rounding, or its published CI)
-	// ClaimedRuns (Approx): the claimed value is itself a simulation estimate from this many independent runs of the
+	// ClaimedRuns (Approx, Ratio): the claimed value is itself a simulation estimate from this many independent runs of the
 	// same setting. Our CI half-width h over N runs then widens to h·√(1 + N/ClaimedRuns), the CI of the difference of
 	// two such estimates with our sample variance standing in for theirs. 0: the claimed value is exact up to Tol.
 	ClaimedRuns int
@@ -78,8 +78,8 @@ func (d *decoder) expects(s *Spec, raw map[string]any) error {
 			return d.errf("expect", i, "metric", "unknown column %q (columns: %s)", e.Metric, colNames(cols))
 		}
 		isList := cols[j].Type == results.Float64List
-		if !isList && cols[j].Type != results.Float64 && cols[j].Type != results.Int64 {
-			return d.errf("expect", i, "metric", "column %q is %s: a claim needs a numeric column", e.Metric, cols[j].Type)
+		if !isList && cols[j].Type != results.Float64 && cols[j].Type != results.Int64 && cols[j].Type != results.Bool {
+			return d.errf("expect", i, "metric", "column %q is %s: a claim needs a numeric or boolean column", e.Metric, cols[j].Type)
 		}
 		lv, present, err := d.integer(m, "expect", i, "level")
 		if err != nil {
@@ -126,14 +126,6 @@ func (d *decoder) expects(s *Spec, raw map[string]any) error {
 				return d.errf("expect", i, "tol", "approx needs a tolerance tol ≥ 0 (say in source where it comes from)")
 			}
 			e.Tol = tol
-			if cr, present, err := d.integer(m, "expect", i, "claimed_runs"); err != nil {
-				return err
-			} else if present {
-				if cr < 1 {
-					return d.errf("expect", i, "claimed_runs", "%d: need claimed_runs ≥ 1", cr)
-				}
-				e.ClaimedRuns = int(cr)
-			}
 		case "theory":
 			e.Relation = WithinCI
 			if e.Theory, err = d.str(m, "expect", i, "theory", true); err != nil {
@@ -183,6 +175,17 @@ func (d *decoder) expects(s *Spec, raw map[string]any) error {
 			if !okMin || !okMax || e.Min > e.Max {
 				return d.errf("expect", i, "ratio", "needs min ≤ max")
 			}
+		}
+		if cr, present, err := d.integer(m, "expect", i, "claimed_runs"); err != nil {
+			return err
+		} else if present {
+			switch {
+			case e.Relation != Approx && e.Relation != Ratio:
+				return d.errf("expect", i, "claimed_runs", "only approx and ratio claims compare with a claimed estimate")
+			case cr < 1:
+				return d.errf("expect", i, "claimed_runs", "%d: need claimed_runs ≥ 1", cr)
+			}
+			e.ClaimedRuns = int(cr)
 		}
 		s.Expects = append(s.Expects, e)
 	}
@@ -235,6 +238,12 @@ func valuesAt(t *results.Table, rows []int, metric string, level int) []float64 
 			if !math.IsNaN(c.F) {
 				xs = append(xs, c.F)
 			}
+		case results.Bool: // the fraction of runs where it holds
+			x := 0.0
+			if c.B {
+				x = 1
+			}
+			xs = append(xs, x)
 		case results.Float64List:
 			if level-1 < len(c.L) {
 				xs = append(xs, c.L[level-1])
@@ -331,9 +340,23 @@ func (e Expect) evaluate(t *results.Table) Verdict {
 			v.Target = fmt.Sprintf("> %.6g (%s)", o.Mean, condText(e.Other))
 			v.Pass = m.Mean > o.Mean
 		default:
+			// The ratio's CI by the delta method, the two means taken as independent (conservative under common
+			// random numbers, which correlate them positively): relative half-width √((h₁/m₁)² + (h₂/m₂)²), widened
+			// as for approx when the bounds come from a claimed_runs-run estimate.
 			r := m.Mean / o.Mean
-			v.Target = fmt.Sprintf("ratio to %s (%.6g) in [%.4g, %.4g]: %.4g", condText(e.Other), o.Mean, e.Min, e.Max, r)
-			v.Pass = r >= e.Min && r <= e.Max
+			oh := o.Half
+			if math.IsNaN(oh) {
+				oh = 0
+			}
+			hr := math.Abs(r) * math.Hypot(half/m.Mean, oh/o.Mean)
+			if e.ClaimedRuns > 0 {
+				hr *= math.Sqrt(1 + float64(m.N)/float64(e.ClaimedRuns))
+			}
+			if math.IsNaN(hr) {
+				hr = 0
+			}
+			v.Target = fmt.Sprintf("ratio to %s (%.6g) in [%.4g, %.4g]: %.4g ± %.2g", condText(e.Other), o.Mean, e.Min, e.Max, r, hr)
+			v.Pass = r+hr >= e.Min && r-hr <= e.Max
 		}
 	}
 	if !v.Pass && v.Reason == "" {

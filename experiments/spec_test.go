@@ -186,7 +186,7 @@ func TestParseBadInput(t *testing.T) {
 		{name: "expect level on scalar", tail: expect + "metric = \"mean_sojourn\"\nlevel = 2\napprox = 1.0\ntol = 0.1\n", key: "expect[0].level", line: 18, want: "not a list column"},
 		{name: "expect unknown metric", tail: expect + "metric = \"mean\"\napprox = 1.0\ntol = 0.1\n", key: "expect[0].metric", line: 17, want: `unknown column "mean"`},
 		{name: "expect approx without tol", tail: expect + "metric = \"mean_sojourn\"\napprox = 1.0\n", key: "expect[0].tol", line: 15, want: "tol ≥ 0"},
-		{name: "expect string metric", tail: expect + "metric = \"policy\"\napprox = 1.0\ntol = 0.1\n", key: "expect[0].metric", line: 17, want: "needs a numeric column"},
+		{name: "expect string metric", tail: expect + "metric = \"policy\"\napprox = 1.0\ntol = 0.1\n", key: "expect[0].metric", line: 17, want: "needs a numeric or boolean column"},
 		{name: "expect missing source", tail: "\n[[expect]]\nmetric = \"mean_sojourn\"\napprox = 1.0\ntol = 0.1\n", key: "expect[0].source", line: 15, want: "missing"},
 		{name: "expect ratio min > max", tail: expect + "metric = \"mean_sojourn\"\nratio = { where = { policy = \"random\" }, min = 2, max = 1 }\n", key: "expect[0].ratio", line: 18, want: "min ≤ max"},
 		{name: "expect bad theory column", tail: expect + "metric = \"mean_sojourn\"\ntheory = \"theory_queue_tail\"\n", key: "expect[0].theory", line: 18, want: "not a theory column matching mean_sojourn"},
@@ -705,7 +705,7 @@ func TestKeyFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Run(2 * 2).Key; !strings.HasPrefix(got, "n=10,lambda=0.30000000000000004,load=0.30000000000000004,") {
+	if got := s.Run(2 * 2).Key; !strings.HasPrefix(got, "n=10,lambda=0.30000000000000004,load=0.3,") {
 		t.Errorf("key %s", got)
 	}
 }

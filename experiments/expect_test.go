@@ -1,0 +1,79 @@
+package experiments_test
+
+import (
+	"testing"
+
+	"lbsweep/experiments"
+	"lbsweep/model"
+	"lbsweep/results"
+)
+
+// claimTable builds a supermarket-schema table with the given rows: policy name, mean sojourn and unstable flag.
+func claimTable(t *testing.T, s *experiments.Spec, rows []struct {
+	pol      string
+	mean     float64
+	unstable bool
+}) *results.Table {
+	t.Helper()
+	cols := model.Columns(s.Model)
+	tb := &results.Table{Columns: cols}
+	for _, r := range rows {
+		row := make(results.Row, len(cols))
+		row[tb.Col("policy")] = results.Str(r.pol)
+		row[tb.Col("mean_sojourn")] = results.Float(r.mean)
+		row[tb.Col("unstable")] = results.Boolean(r.unstable)
+		tb.Rows = append(tb.Rows, row)
+	}
+	return tb
+}
+
+// A boolean metric counts as 1 (true) or 0; a ratio claim passes when its bounds meet the ratio's delta-method CI.
+func TestClaimsBooleanAndRatioCI(t *testing.T) {
+	spec := `name = "c"
+model = "supermarket"
+seed = 1
+replications = 3
+[params]
+n = 10
+lambda = 0.5
+horizon = 10.0
+[sweep]
+policy = ["random", "jsq"]
+
+[[expect]]
+source = "random is flagged"
+where = { policy = "random" }
+metric = "unstable"
+approx = 1
+tol = 0
+
+[[expect]]
+source = "ratio 2 ± CI meets [2.1, 3]"
+where = { policy = "random" }
+metric = "mean_sojourn"
+ratio = { where = { policy = "jsq" }, min = 2.1, max = 3 }
+
+[[expect]]
+source = "ratio far from [3, 4]"
+where = { policy = "random" }
+metric = "mean_sojourn"
+ratio = { where = { policy = "jsq" }, min = 3, max = 4 }
+`
+	s, err := experiments.Parse("c.toml", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := claimTable(t, s, []struct {
+		pol      string
+		mean     float64
+		unstable bool
+	}{{"random", 1.9, true}, {"random", 2.0, true}, {"random", 2.1, true}, {"jsq", 1, false}, {"jsq", 1, false}, {"jsq", 1, false}})
+	vs := s.Evaluate(tb)
+	// Random's mean 2 has a 95% CI half-width of t(0.975, 2)·0.1/√3 = 4.303·0.0577 = 0.248; jsq's is 0: the ratio 2 ±
+	// 0.248 meets [2.1, 3] but not [3, 4].
+	for i, want := range []bool{true, true, false} {
+		if vs[i].Pass != want {
+			t.Errorf("claim %d (%s): pass = %v, want %v (%s; %s)", i, vs[i].Expect.Source, vs[i].Pass, want, vs[i].Target, vs[i].Reason)
+		}
+	}
+}
