@@ -38,7 +38,7 @@ type Expect struct {
 	Allowance   float64        // WithinCI: absolute slack added to the CI half-width (e.g. a finite-n allowance)
 	Other       []results.Cond // LessThan, GreaterThan, Ratio: replaces or adds to Where for the other selection
 	Min, Max    float64        // Ratio
-	Alpha       float64        // confidence level 1 − Alpha for the CI; default 0.05
+	Alpha       float64        // confidence level 1 − Alpha for the CI; default 0.05 (theory claims: see Evaluate)
 	// KnownFailure, when set, says why the source's claim does not reproduce here: the claim is still evaluated and
 	// reported, but its failure is expected and does not fail `sweep check`; if it passes, that is reported instead.
 	KnownFailure string
@@ -205,9 +205,22 @@ type Verdict struct {
 func (v Verdict) OK() bool { return v.Pass != (v.Expect.KnownFailure != "") }
 
 // Evaluate checks every claim of s against the dataset t.
+//
+// The exact-theory claims (theory = ...) of a spec all test one hypothesis, that the simulator is exact where the
+// theory is, so they form one family at level alpha: each is checked at alpha/k for k such claims (Bonferroni).
+// Without it a spec with k independent 95% checks would fail by chance with probability up to 1 − 0.95^k.
 func (s *Spec) Evaluate(t *results.Table) []Verdict {
+	k := 0
+	for _, e := range s.Expects {
+		if e.Relation == WithinCI {
+			k++
+		}
+	}
 	out := make([]Verdict, len(s.Expects))
 	for i, e := range s.Expects {
+		if e.Relation == WithinCI {
+			e.Alpha /= float64(k)
+		}
 		out[i] = e.evaluate(t)
 	}
 	return out
@@ -317,7 +330,7 @@ func (e Expect) evaluate(t *results.Table) Verdict {
 		v.Pass = math.Abs(m.Mean-e.Value) <= e.Tol+half+slack(e.Value)
 	case WithinCI:
 		th := results.MeanCI(valuesAt(t, rows, e.Theory, e.Level), e.Alpha)
-		v.Target = fmt.Sprintf("%.6g (%s; CI %.0f%% ± %.3g, allowance %.3g)", th.Mean, e.Theory, 100*(1-e.Alpha), half, e.Allowance)
+		v.Target = fmt.Sprintf("%.6g (%s; CI %.4g%% ± %.3g, allowance %.3g)", th.Mean, e.Theory, 100*(1-e.Alpha), half, e.Allowance)
 		v.Pass = math.Abs(m.Mean-th.Mean) <= half+e.Allowance+slack(th.Mean)
 		if !v.Pass && m.N < 2 && e.Allowance == 0 {
 			v.Reason = "one value only: no confidence interval to compare with the theory (run 2 or more replications, or give an allowance)"

@@ -227,7 +227,7 @@ func FormatEstimate(e results.Estimate) string {
 	if e.N < 2 {
 		return fmt.Sprintf("%.5g (n = %d)", e.Mean, e.N)
 	}
-	return fmt.Sprintf("%.5g ± %.2g (n = %d, %.0f%% CI)", e.Mean, e.Half, e.N, 100*(1-e.Alpha))
+	return fmt.Sprintf("%.5g ± %.2g (n = %d, %.4g%% CI)", e.Mean, e.Half, e.N, 100*(1-e.Alpha))
 }
 
 // List prints every model with its parameters, and every policy with its arguments.

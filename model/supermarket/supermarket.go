@@ -1,7 +1,8 @@
-// Package supermarket is the supermarket model: n identical FIFO servers with Exp(1) service, Poisson arrivals at
-// total rate λ·n, and a dispatch policy from model/policy that sends each arrival to one server on arrival
-// (Mitzenmacher, Richa & Sitaraman, "The Power of Two Random Choices: A Survey of Techniques and Results", 2001, §4;
-// seed 002 §1–§2).
+// Package supermarket is the supermarket model: n FIFO servers with Exp(1) service, Poisson arrivals at total rate
+// λ·n, and a dispatch policy from model/policy that sends each arrival to one server on arrival (Mitzenmacher, Richa
+// & Sitaraman, "The Power of Two Random Choices: A Survey of Techniques and Results", 2001, §4; seed 002 §1–§2).
+// Servers may instead come in classes with their own service rates and static weights (seed 002 §3's 20 servers at
+// rate 0.5 and 80 at rate 1), with the load given as a fraction of the total capacity.
 //
 // # Engine
 //
@@ -12,7 +13,9 @@
 // memorylessness: an unfired Exp(B) clock is still Exp(B) from any later moment while B is unchanged). Runs that differ only
 // in their policy therefore see the same arrival times (common random numbers). Sojourn times are exact: each job's
 // arrival time waits in its server's FIFO ring and its departure is a real event time. Cost per event: O(1) plus
-// the policy's pick.
+// the policy's pick. Unequal rates thin the departure clock: it runs at B·μmax, and the busy server it picks completes
+// with probability μ_k/μmax (otherwise nothing happens), so server k completes at rate exactly μ_k. Policies that learn
+// from responses (model/policy.Observer, e.g. peak EWMA) see each completed job's sojourn time as its round trip.
 //
 // # Measurement
 //
@@ -220,7 +223,7 @@ func (Model) Name() string { return "supermarket" }
 
 // Doc implements model.Model.
 func (Model) Doc() string {
-	return "n identical FIFO Exp(1) servers, Poisson arrivals at rate λ·n, a dispatch policy (survey §4; seed 002 §1-§2)"
+	return "n FIFO servers with Exp(μ) service (μ = 1, or per class: servers), Poisson arrivals at rate λ·n, a dispatch policy (survey §4; seed 002 §1-§5)"
 }
 
 // Params implements model.Model.
