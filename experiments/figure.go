@@ -188,8 +188,8 @@ func (d *decoder) figures(s *Spec, raw map[string]any) error {
 				return d.errf("figure", i, c.key, "column %q is %s: a metric figure needs a numeric column", c.name, cols[j].Type)
 			case c.key == "theory" && f.Kind == QueueTail && cols[j].Type != results.Float64List:
 				return d.errf("figure", i, c.key, "column %q is %s: a queue_tail figure's theory is a list column such as theory_queue_tail", c.name, cols[j].Type)
-			case c.key == "series" && cols[j].Type == results.Float64List:
-				return d.errf("figure", i, c.key, "column %q is a list: series are made from scalar columns", c.name)
+			case c.key == "series" && cols[j].Type == results.Float64List && model.Index(s.Model.Params(), c.name) < 0:
+				return d.errf("figure", i, c.key, "column %q is a list: series are made from scalar columns and list parameters", c.name)
 			}
 		}
 		s.Figures = append(s.Figures, f)
@@ -259,7 +259,11 @@ func (d *decoder) conds(cols []results.Column, m map[string]any, table string, i
 		if msg != "" {
 			return nil, d.errf(table, idx, key, "%s: %s", k, msg)
 		}
-		out = append(out, results.Cond{Column: k, Value: cell, Text: fmt.Sprint(t[k])})
+		text := fmt.Sprint(t[k])
+		if cell.Valid && cols[j].Type == results.Float64List {
+			text = model.Param{Kind: model.List}.Format(model.ListValue(cell.L)) // "[5, 1, 1]", as the point column writes it
+		}
+		out = append(out, results.Cond{Column: k, Value: cell, Text: text})
 	}
 	return out, nil
 }
@@ -284,6 +288,23 @@ func cellOf(t results.Type, v any) (results.Cell, string) {
 	case results.String:
 		if x, ok := v.(string); ok {
 			return results.Str(x), ""
+		}
+	case results.Float64List:
+		// A list of numbers selects the rows whose list is equal element by element (a List parameter such as
+		// weights = [5, 1, 1]).
+		if xs, ok := v.([]any); ok {
+			l := make([]float64, len(xs))
+			for i, x := range xs {
+				switch y := x.(type) {
+				case int64:
+					l[i] = float64(y)
+				case float64:
+					l[i] = y
+				default:
+					return results.Cell{}, fmt.Sprintf("element %d: expected a number, got %s", i+1, tomlType(x))
+				}
+			}
+			return results.List(l), ""
 		}
 	default:
 		return results.Cell{}, fmt.Sprintf("a %s column cannot select rows", t)

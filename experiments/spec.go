@@ -26,12 +26,14 @@ import (
 	"lbsweep/model/bins"
 	"lbsweep/model/policy"
 	"lbsweep/model/supermarket"
+	"lbsweep/model/wrrseq"
 )
 
 // Models is the registry of models by the name specs use; `sweep -list` prints it.
 var Models = map[string]model.Model{
 	"supermarket":     supermarket.Model{},
 	"balls_into_bins": bins.Model{},
+	"wrr_sequence":    wrrseq.Model{},
 }
 
 // ModelNames returns the registered model names, sorted.

@@ -15,7 +15,8 @@ import (
 //   - by metric (Columns == ""): a table column per metric of Metrics.
 //
 // Either way a table row is one combination of the values of the Rows columns (nulls skipped in its label, as in a
-// figure's series), in order of first appearance in the dataset, which follows the spec's grid order.
+// figure's series), in order of first appearance in the dataset, which follows the spec's grid order. Rows are scalar
+// columns or list parameters (weights = [5, 1, 1] labels its row "weights=[5, 1, 1]").
 type Table struct {
 	Name    string // [a-z0-9-]+, unique among the spec's tables
 	Title   string // the heading; "" for the output file's stem
@@ -102,8 +103,8 @@ func (d *decoder) tables(s *Spec, raw map[string]any) error {
 			switch {
 			case j < 0:
 				return d.errf("table", i, "rows", "unknown column %q (columns: %s)", r, colNames(cols))
-			case cols[j].Type == results.Float64List:
-				return d.errf("table", i, "rows", "column %q is a list: rows are made from scalar columns", r)
+			case cols[j].Type == results.Float64List && model.Index(params, r) < 0:
+				return d.errf("table", i, "rows", "column %q is a list: rows are made from scalar columns and list parameters", r)
 			case contains(tb.Rows[:k], r):
 				return d.errf("table", i, "rows", "column %q is listed twice", r)
 			}

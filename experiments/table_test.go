@@ -2,9 +2,12 @@ package experiments_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"lbsweep/experiments"
+	"lbsweep/model"
+	"lbsweep/results"
 )
 
 // Both table shapes decode with their defaults, and the optional keys override them.
@@ -67,5 +70,65 @@ metrics = ["jobs"]
 	both := specBase + "\n[[figure]]\nname = \"x\"\nkind = \"queue_tail\"\n\n[[table]]\nname = \"x\"\nmetrics = [\"jobs\"]\n"
 	if _, err := parseNoPanic(t, "both.toml", both); err != nil {
 		t.Errorf("a table named like a figure: %v", err)
+	}
+}
+
+// A list parameter (wrr_sequence's weights) selects rows element by element, written as the point column writes it,
+// and makes table rows; a list metric still does not.
+func TestListParameterSelects(t *testing.T) {
+	base := "name = \"l\"\nmodel = \"wrr_sequence\"\nseed = 1\n[params]\npolicy = \"smooth_wrr\"\n[sweep]\nweights = [[5, 1, 1], [3, 2]]\n"
+	s, err := parseNoPanic(t, "l.toml", base+`
+[[table]]
+name = "t"
+rows = ["weights", "policy"]
+metrics = ["max_deviation"]
+where = { weights = [5, 1.0, 1] }
+
+[[expect]]
+source = "s"
+where = { weights = [5, 1, 1] }
+metric = "longest_run"
+less_than = { weights = [3, 2] }
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Tables[0].Where
+	if len(c) != 1 || c[0].Text != "[5, 1, 1]" || fmt.Sprint(c[0].Value.L) != "[5 1 1]" {
+		t.Errorf("where = %+v, want weights = [5, 1, 1]", c)
+	}
+	if o := s.Expects[0].Other; len(o) != 1 || o[0].Text != "[3, 2]" {
+		t.Errorf("less_than = %+v, want weights = [3, 2]", o)
+	}
+	// The claim on a two-row dataset: longest run 2 at [5, 1, 1] against 3 at [3, 2] (the selection must tell them apart).
+	cols := model.Columns(s.Model)
+	tb := &results.Table{Columns: cols}
+	for _, r := range []struct {
+		w   []float64
+		run int64
+	}{{[]float64{5, 1, 1}, 2}, {[]float64{3, 2}, 3}} {
+		row := make(results.Row, len(cols))
+		for j, col := range cols {
+			switch col.Name {
+			case "weights":
+				row[j] = results.List(r.w)
+			case "longest_run":
+				row[j] = results.Int(r.run)
+			}
+		}
+		tb.Rows = append(tb.Rows, row)
+	}
+	v := s.Evaluate(tb)[0]
+	if !v.Pass || v.Measured.N != 1 || v.Measured.Mean != 2 {
+		t.Errorf("verdict %+v, want a pass on one row measuring 2", v)
+	}
+	for _, bad := range []struct{ tail, want string }{
+		{"\n[[table]]\nname = \"t\"\nrows = \"counts\"\nmetrics = [\"picks\"]\n", "column \"counts\" is a list: rows are made from scalar columns and list parameters"},
+		{"\n[[table]]\nname = \"t\"\nmetrics = [\"picks\"]\nwhere = { weights = [5, \"x\"] }\n", "weights: element 2: expected a number, got a string"},
+		{"\n[[table]]\nname = \"t\"\nmetrics = [\"picks\"]\nwhere = { weights = 5 }\n", "weights: expected a list<double> value, got an integer"},
+	} {
+		if _, err := parseNoPanic(t, "l.toml", base+bad.tail); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: error %v, want %q", bad.tail, err, bad.want)
+		}
 	}
 }

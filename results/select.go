@@ -7,7 +7,8 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Cond selects rows whose column equals a value (floats within a relative 1e-9, so 0.1+0.2 selects 0.3).
+// Cond selects rows whose column equals a value (floats within a relative 1e-9, so 0.1+0.2 selects 0.3; a list equals
+// a list of the same length whose elements are equal that way, so weights = [5, 1, 1] selects a List parameter).
 type Cond struct {
 	Column string
 	Value  Cell
@@ -26,13 +27,28 @@ func Equal(t Type, a, b Cell) bool {
 	case Int64:
 		return a.I == b.I
 	case Float64:
-		return a.F == b.F || math.Abs(a.F-b.F) <= 1e-9*math.Max(math.Abs(a.F), math.Abs(b.F))
+		return closeFloat(a.F, b.F)
+	case Float64List:
+		if len(a.L) != len(b.L) {
+			return false
+		}
+		for i := range a.L {
+			if !closeFloat(a.L[i], b.L[i]) {
+				return false
+			}
+		}
+		return true
 	case Bool:
 		return a.B == b.B
 	case String:
 		return a.S == b.S
 	}
 	return false
+}
+
+// closeFloat reports x = y within a relative 1e-9.
+func closeFloat(x, y float64) bool {
+	return x == y || math.Abs(x-y) <= 1e-9*math.Max(math.Abs(x), math.Abs(y))
 }
 
 // Where returns the indices of the rows matching every condition. A condition on a column the table lacks matches

@@ -90,6 +90,12 @@ func cellText(ty results.Type, c results.Cell) string {
 		return fmt.Sprint(c.B)
 	case results.String:
 		return c.S
+	case results.Float64List: // a list parameter (weights), as the point column writes it: [5, 1, 1]
+		parts := make([]string, len(c.L))
+		for i, x := range c.L {
+			parts[i] = strconv.FormatFloat(x, 'g', -1, 64)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
 	}
 	return "?"
 }

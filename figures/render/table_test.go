@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"lbsweep/experiments"
+	"lbsweep/model"
 	"lbsweep/results"
 )
 
@@ -278,4 +279,76 @@ func TestMainWritesTables(t *testing.T) {
 		}
 		last = i
 	}
+}
+
+// listSpec sweeps a list parameter (wrr_sequence's weights): its values label table rows as "weights=[5, 1, 1]" and
+// select rows.
+const listSpec = `name = "lst"
+model = "wrr_sequence"
+seed = 1
+[sweep]
+weights = [[5, 1, 1], [3, 2]]
+policy = ["smooth_wrr", "wrr_expanded"]
+
+[[table]]
+name = "smooth"
+rows = ["weights", "policy"]
+metrics = ["max_deviation", "longest_run"]
+
+[[table]]
+name = "by-policy"
+rows = "weights"
+columns = "policy"
+metric = "max_deviation"
+
+[[table]]
+name = "five"
+rows = "policy"
+metrics = ["longest_run"]
+where = { weights = [5, 1, 1] }
+`
+
+// runTable runs every run of s with its model (fast, deterministic models only).
+func runTable(t *testing.T, s *experiments.Spec) *results.Table {
+	tb := &results.Table{Columns: model.Columns(s.Model)}
+	for i := range s.Runs() {
+		r := s.Run(i)
+		row := results.Row{results.Str(s.Name), results.Str(r.Key), results.Int(int64(r.Replication)), results.Int(int64(r.Seed.Run))}
+		for k, p := range s.Model.Params() {
+			row = append(row, p.Cell(r.Point[k]))
+		}
+		cells, err := s.Model.Run(r.Point, r.Seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb.Rows = append(tb.Rows, append(row, cells...))
+	}
+	return tb
+}
+
+func TestListParameterTables(t *testing.T) {
+	s, err := experiments.Parse("lst.toml", listSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := runTable(t, s)
+	var all bytes.Buffer
+	for _, tb := range s.Tables {
+		if err := WriteTable(s, tb, data, &all); err != nil {
+			t.Fatalf("%s: %v", tb.Name, err)
+		}
+		all.WriteString("\n")
+	}
+	for _, want := range []string{
+		"| weights=[5, 1, 1] smooth_wrr | 0.5714 | 2 |",
+		"| weights=[3, 2] wrr_expanded | 1.200 | 3 |",
+		"| weights=[5, 1, 1] | 0.5714 | 1.429 |",
+		"Runs where weights = [5, 1, 1].",
+		"| wrr_expanded | 5 |",
+	} {
+		if !strings.Contains(all.String(), want) {
+			t.Errorf("no %q in\n%s", want, all.String())
+		}
+	}
+	golden(t, "table-list.md", all.Bytes())
 }

@@ -1,0 +1,313 @@
+// Package wrrseq is the wrr_sequence model: the pick sequence itself of a dispatch policy over n servers with static
+// weights, with no clock and no queues (seed 002 §3, "平滑加权轮询": nginx's smooth weighted round robin against the
+// expanded list). The servers stay idle: the policy sees an empty sim.Levels that never changes, and pick number t
+// (0-based) happens at time now = t. So load-aware policies (jsq, least_request, peak_ewma) see n identical idle
+// servers; the load-blind ones (smooth_wrr, wrr_expanded, round_robin, random) are exactly what they are in a
+// queueing model.
+//
+// # Smoothness
+//
+// With integer weights w_i (the configured weights scaled by policy.IntegerWeights to the smallest integers with the
+// same ratios, so [50, 30, 20] is 5:3:2) and W = Σ w_i, server i's ideal share of the first t picks is t·w_i/W. The
+// run makes picks = cycles·W picks and reports seed 002's two measures of smoothness: the largest deviation
+// max over t = 1..picks and i of |count_i(t) − t·w_i/W|, and the longest run of one server. Policies that ignore
+// weights (random, round_robin, ...) are measured against the same weighted shares, so with unequal weights their
+// deviation grows linearly with t; with equal weights random's grows like √t.
+//
+// The deviation is computed exactly, in O(1) per pick plus O(n) at the end, whatever n: between two picks of server i
+// its deviation d_i(t) = count_i(t) − t·w_i/W only decreases (by w_i/W per pick), and a pick of i raises it by 1.
+// So the largest d_i is reached at some prefix that ends with a pick of i, and the largest −d_i at the prefix just
+// before a pick of i or at the last prefix. Each pick checks those two candidates for the server it picks, and the
+// last prefix is checked for every server at the end. The arithmetic is in integers scaled by W (count·W − t·w_i,
+// below 2^53 for picks ≤ 10^8 and W ≤ 2^24), with one division at the end, so 10/7 is the double nearest 10/7.
+//
+// # Theory
+//
+// The expanded list (wrr_expanded; and round_robin and smooth_wrr when all weights are equal, which give the same
+// sequence as the expanded list of n ones) has a closed form. Server i's block of w_i consecutive picks starts after
+// S_i = Σ_{j<i} w_j picks and is followed by R_i = W − S_i − w_i picks of the others; its deviation is largest at the
+// end of its block, w_i·R_i/W, and at its start, −w_i·S_i/W, and the sequence repeats every W picks, so
+//
+//	max deviation = max_i w_i·max(S_i, R_i) / W,   longest run = max_i w_i (n ≥ 2; picks when n = 1).
+//
+// For 5:1:1 that is 10/7 and 5. For two servers w:1 it is w/(w+1): below 1 however bursty the list.
+package wrrseq
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"lbsweep/model"
+	"lbsweep/model/policy"
+	"lbsweep/model/sim"
+	"lbsweep/results"
+)
+
+// Model is the wrr_sequence model; its zero value is ready to use.
+type Model struct{}
+
+// Parameter indices into Params() and a Point.
+const (
+	pWeights = iota
+	pCycles
+	pPolicy // the policy arguments, policy.Params in order, follow
+)
+
+// Metric indices into Metrics() and a row.
+const (
+	mSequence = iota
+	mPicks
+	mMaxDeviation
+	mLongestRun
+	mCounts
+	mExactShares
+	mTheoryMaxDeviation
+	mTheoryLongestRun
+	mTheorySource
+)
+
+// Bounds on a point.
+const (
+	// MaxServers bounds n = len(weights).
+	MaxServers = 100_000
+	// MaxPicks bounds picks = cycles·W (about a second per 10^7 picks of an O(1) policy).
+	MaxPicks = 100_000_000
+	// MaxWork bounds picks × the policy's cost per pick (n for smooth_wrr, which scans every server): about four
+	// minutes at 2.5 ns a server read.
+	MaxWork = 1e11
+	// SequenceCap is the most picks the sequence column shows.
+	SequenceCap = 1000
+)
+
+var params = append([]model.Param{
+	pWeights: {Name: "weights", Kind: model.List, Doc: "the servers' static weights in list order, e.g. [5, 1, 1]: each finite and > 0, with an integer ratio (scaled to the smallest integers with the same ratios: [0.5, 1] is 1:2, [50, 30, 20] is 5:3:2); n = the list's length, 1 ≤ n ≤ 100000"},
+	pCycles:  {Name: "cycles", Kind: model.Int, Default: model.IntValue(1), Doc: "cycles of W picks, W = the sum of the integer weights (picks = cycles·W ≤ 10^8), ≥ 1"},
+	pPolicy:  {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "dispatch policy name (sweep -list); weighted policies get the integer weights, load-aware ones see idle servers"},
+}, policy.Params...)
+
+var metrics = []results.Column{
+	mSequence:           {Name: "sequence", Type: results.String, Doc: "the first min(picks, 1000) picks, space-separated: letters a, b, c, … for n ≤ 26 (5:1:1 smooth_wrr: \"a a b a c a a\"), 0-based server indices otherwise"},
+	mPicks:              {Name: "picks", Type: results.Int64, Unit: "requests", Doc: "picks made: cycles·W"},
+	mMaxDeviation:       {Name: "max_deviation", Type: results.Float64, Unit: "requests", Doc: "max over prefixes t = 1..picks and servers i of |count_i(t) − t·w_i/W| (exact; seed 002 §3's smoothness)"},
+	mLongestRun:         {Name: "longest_run", Type: results.Int64, Unit: "requests", Doc: "the longest run of consecutive picks of one server"},
+	mCounts:             {Name: "counts", Type: results.Float64List, Unit: "requests", Doc: "element i: picks of server i over the whole sequence"},
+	mExactShares:        {Name: "exact_shares", Type: results.Bool, Doc: "every server i got exactly cycles·w_i picks (w_i: the integer weights)"},
+	mTheoryMaxDeviation: {Name: "theory_max_deviation", Type: results.Float64, Unit: "requests", Doc: "the expanded list's max_i w_i·max(S_i, W − S_i − w_i)/W, S_i = Σ_{j<i} w_j: wrr_expanded, and round_robin and smooth_wrr with equal weights; null elsewhere"},
+	mTheoryLongestRun:   {Name: "theory_longest_run", Type: results.Int64, Unit: "requests", Doc: "the expanded list's max_i w_i (picks when n = 1), where theory_max_deviation applies; null elsewhere"},
+	mTheorySource:       {Name: "theory_source", Type: results.String, Doc: "the formula behind the theory columns; null where none applies"},
+}
+
+// SourceExpanded is the theory_source of the expanded list's closed form.
+const SourceExpanded = "expanded list: max_i w_i max(S_i, W - S_i - w_i) / W (exact)"
+
+// Name implements model.Model.
+func (Model) Name() string { return "wrr_sequence" }
+
+// Doc implements model.Model.
+func (Model) Doc() string {
+	return "the pick sequence of a dispatch policy over static weights, servers idle, no clock: max prefix deviation from the weighted shares, longest run (seed 002 §3)"
+}
+
+// Params implements model.Model.
+func (Model) Params() []model.Param { return params }
+
+// Metrics implements model.Model.
+func (Model) Metrics() []results.Column { return metrics }
+
+// setup is a checked point, expanded.
+type setup struct {
+	n      int
+	ints   []int     // the integer weights
+	total  int64     // W
+	picks  int64     // cycles·W
+	weight []float64 // the integer weights as the policy sees them; nil when all are equal
+}
+
+// setupOf validates the weights and cycles of p; the error is an Issue naming the parameter.
+func setupOf(p model.Point) (setup, error) {
+	w, cycles := p[pWeights].L, p[pCycles].I
+	bad := func(param, format string, v ...any) error {
+		return model.Issue{Param: param, Message: fmt.Sprintf(format, v...)}
+	}
+	switch {
+	case len(w) < 1 || len(w) > MaxServers:
+		return setup{}, bad("weights", "%d weights: need 1 to %d servers", len(w), MaxServers)
+	case cycles < 1:
+		return setup{}, bad("cycles", "%d: need cycles ≥ 1", cycles)
+	}
+	for i, x := range w {
+		if !(x > 0) || math.IsInf(x, 0) {
+			return setup{}, bad("weights", "element %d: weight %v, need a finite weight > 0", i+1, x)
+		}
+	}
+	ints, err := policy.IntegerWeights(w)
+	if err != nil {
+		return setup{}, bad("weights", "%v", err)
+	}
+	s := setup{n: len(w), ints: ints}
+	equal := true
+	for _, x := range ints {
+		s.total += int64(x)
+		equal = equal && x == ints[0]
+	}
+	if cycles > MaxPicks/s.total {
+		return setup{}, bad("cycles", "%d cycles of W = %d picks: more than %d picks", cycles, s.total, MaxPicks)
+	}
+	s.picks = cycles * s.total
+	if !equal {
+		s.weight = make([]float64, s.n)
+		for i, x := range ints {
+			s.weight[i] = float64(x)
+		}
+	}
+	return s, nil
+}
+
+// perPick is the policy's work per pick, in server reads: smooth_wrr scans every server; the others are O(1) or
+// O(log n) here (servers idle).
+func perPick(id policy.ID, n int) float64 {
+	if id == policy.SmoothWRR {
+		return float64(n)
+	}
+	return 1
+}
+
+// Check implements model.Model: weights valid (see the parameter), 1 ≤ cycles, picks ≤ MaxPicks, work ≤ MaxWork, and
+// the policy's arguments valid.
+func (Model) Check(p model.Point, _ bool) ([]string, error) {
+	s, err := setupOf(p)
+	if err != nil {
+		return nil, err
+	}
+	entry := policy.Registry[p[pPolicy].I]
+	if work := float64(s.picks) * perPick(policy.ID(p[pPolicy].I), s.n); work > MaxWork {
+		param := "weights"
+		if p[pCycles].I > 1 {
+			param = "cycles"
+		}
+		return nil, model.Issue{Param: param, Message: fmt.Sprintf("%d picks over %d servers: %s reads every server per pick, %.3g reads in all (at most %.0g)", s.picks, s.n, entry.Name, work, float64(MaxWork))}
+	}
+	// The Issue names "weights" when a weighted policy cannot use them, which is this model's parameter too.
+	if err := entry.Check(policy.ArgsOf(params, p), policy.Servers{N: s.n, Weight: s.weight}); err != nil {
+		return nil, err
+	}
+	return nil, nil
+}
+
+// Cost implements model.Model: the policy's work over all picks, plus a pass over the servers.
+func (Model) Cost(p model.Point) float64 {
+	s, err := setupOf(p)
+	if err != nil {
+		return 0
+	}
+	return float64(s.picks)*perPick(policy.ID(p[pPolicy].I), s.n) + float64(s.n)
+}
+
+// Run implements model.Model.
+func (Model) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
+	s, err := setupOf(p)
+	if err != nil {
+		return nil, err
+	}
+	id := policy.ID(p[pPolicy].I)
+	pol := policy.Registry[id].New(policy.ArgsOf(params, p), policy.Servers{N: s.n, Weight: s.weight})
+	st := measure(pol, s, sim.NewLevels(s.n), sim.NewStreams(seed).Dispatch)
+
+	counts := make([]float64, s.n)
+	exact := true
+	cycles := s.picks / s.total
+	for i, c := range st.counts {
+		counts[i] = float64(c)
+		exact = exact && c == cycles*int64(s.ints[i])
+	}
+	row := []results.Cell{
+		mSequence:     results.Str(st.sequence),
+		mPicks:        results.Int(s.picks),
+		mMaxDeviation: results.Float(float64(st.maxDev) / float64(s.total)),
+		mLongestRun:   results.Int(st.longestRun),
+		mCounts:       results.List(counts),
+		mExactShares:  results.Boolean(exact),
+	}
+	equal := s.weight == nil
+	if id == policy.WRRExpanded || (equal && (id == policy.RoundRobin || id == policy.SmoothWRR)) {
+		dev, run := ExpandedDeviation(s.ints)
+		if s.n == 1 {
+			run = s.picks
+		}
+		return append(row, results.Float(dev), results.Int(run), results.Str(SourceExpanded)), nil
+	}
+	return append(row, results.Null(), results.Null(), results.Null()), nil
+}
+
+// stats are what measure finds in a sequence.
+type stats struct {
+	sequence   string
+	counts     []int64
+	maxDev     int64 // the max deviation times W
+	longestRun int64
+}
+
+// measure makes s.picks picks of pol over idle servers l and measures them (see the package doc for the method).
+func measure(pol policy.Policy, s setup, l *sim.Levels, r *sim.Rand) stats {
+	st := stats{counts: make([]int64, s.n)}
+	W := s.total
+	w := make([]int64, s.n)
+	for i, x := range s.ints {
+		w[i] = int64(x)
+	}
+	var seq strings.Builder
+	letters := s.n <= 26
+	last, run := -1, int64(0)
+	for t := int64(1); t <= s.picks; t++ {
+		k := pol.Pick(l, r, float64(t-1))
+		if k < 0 || k >= s.n {
+			panic(fmt.Sprintf("wrrseq: policy picked server %d of %d", k, s.n))
+		}
+		// W·(ideal − count) of server k at prefix t−1, the end of its stretch without picks.
+		st.maxDev = max(st.maxDev, (t-1)*w[k]-st.counts[k]*W)
+		st.counts[k]++
+		// W·(count − ideal) of server k at prefix t, just after its pick.
+		st.maxDev = max(st.maxDev, st.counts[k]*W-t*w[k])
+		if k == last {
+			run++
+		} else {
+			last, run = k, 1
+		}
+		st.longestRun = max(st.longestRun, run)
+		if t <= SequenceCap {
+			if t > 1 {
+				seq.WriteByte(' ')
+			}
+			if letters {
+				seq.WriteByte(byte('a' + k))
+			} else {
+				seq.WriteString(strconv.Itoa(k))
+			}
+		}
+	}
+	for i, c := range st.counts { // the last prefix, for every server
+		st.maxDev = max(st.maxDev, s.picks*w[i]-c*W)
+	}
+	st.sequence = seq.String()
+	return st
+}
+
+// ExpandedDeviation returns the expanded list's max deviation from the shares, max_i w_i·max(S_i, W − S_i − w_i)/W
+// with S_i = Σ_{j<i} w_j, and its longest run max_i w_i, for positive integer weights (n ≥ 2 for the run: one server
+// runs for the whole sequence). See the package doc for the derivation.
+func ExpandedDeviation(w []int) (maxDeviation float64, longestRun int64) {
+	var total int64
+	for _, x := range w {
+		total += int64(x)
+	}
+	var best, before int64
+	for _, x := range w {
+		wi := int64(x)
+		best = max(best, wi*max(before, total-before-wi))
+		longestRun = max(longestRun, wi)
+		before += wi
+	}
+	return float64(best) / float64(total), longestRun
+}
