@@ -16,8 +16,8 @@ type Relation uint8
 const (
 	Approx      Relation = iota + 1 // approx = V, tol = T: |mean − V| ≤ T + CI half-width (T: V's own uncertainty)
 	WithinCI                        // theory = "column" [, allowance = A]: |mean − theory| ≤ CI half-width + A
-	LessThan                        // less_than = { col = v, ... }: mean < the mean over the other selection
-	GreaterThan                     // greater_than = { ... }: mean > the other mean
+	LessThan                        // less_than = { col = v, ... }: mean < the mean over the other selection; less_than = c: mean + CI < c
+	GreaterThan                     // greater_than = { ... }: mean > the other mean; greater_than = c: mean − CI > c
 	Ratio                           // ratio = { where = { ... }, min = a, max = b }: [a, b] meets mean / other mean ± its CI
 )
 
@@ -38,6 +38,10 @@ type Expect struct {
 	Allowance   float64        // WithinCI: absolute slack added to the CI half-width (e.g. a finite-n allowance)
 	Other       []results.Cond // LessThan, GreaterThan, Ratio: replaces or adds to Where for the other selection
 	Min, Max    float64        // Ratio
+	// Bound (LessThan, GreaterThan with HasBound): a constant to compare the mean with instead of another selection
+	// (less_than = 1): the mean plus (less_than) or minus (greater_than) its CI half-width must stay on the claimed side.
+	Bound    float64
+	HasBound bool
 	Alpha       float64        // confidence level 1 − Alpha for the CI; default 0.05 (theory claims: see Evaluate)
 	// KnownFailure, when set, says why the source's claim does not reproduce here: the claim is still evaluated and
 	// reported, but its failure is expected and does not fail `sweep check`; if it passes, that is reported instead.
@@ -147,6 +151,12 @@ func (d *decoder) expects(s *Spec, raw map[string]any) error {
 			e.Relation = LessThan
 			if rels[0] == "greater_than" {
 				e.Relation = GreaterThan
+			}
+			if x, isNum, _ := d.number(m, "expect", i, rels[0]); isNum && !math.IsNaN(x) {
+				if _, isTable := m[rels[0]].(map[string]any); !isTable {
+					e.Bound, e.HasBound = x, true // less_than = 1: a constant bound
+					break
+				}
 			}
 			if e.Other, err = d.conds(cols, m, "expect", i, rels[0]); err != nil {
 				return err
@@ -335,7 +345,20 @@ func (e Expect) evaluate(t *results.Table) Verdict {
 		if !v.Pass && m.N < 2 && e.Allowance == 0 {
 			v.Reason = "one value only: no confidence interval to compare with the theory (run 2 or more replications, or give an allowance)"
 		}
-	case LessThan, GreaterThan, Ratio:
+	case LessThan, GreaterThan:
+		if !e.HasBound {
+			break
+		}
+		if e.Relation == LessThan {
+			v.Target = fmt.Sprintf("< %.6g (with our CI ± %.3g)", e.Bound, half)
+			v.Pass = m.Mean+half < e.Bound
+		} else {
+			v.Target = fmt.Sprintf("> %.6g (with our CI ± %.3g)", e.Bound, half)
+			v.Pass = m.Mean-half > e.Bound
+		}
+	}
+	switch {
+	case (e.Relation == LessThan || e.Relation == GreaterThan) && !e.HasBound, e.Relation == Ratio:
 		xs, matched := values(t, merge(e.Where, e.Other), e.Metric, e.Level)
 		o := results.MeanCI(xs, e.Alpha)
 		if o.N == 0 {

@@ -54,6 +54,18 @@ metric = "mean_sojourn"
 ratio = { where = { policy = "jsq" }, min = 2.1, max = 3 }
 
 [[expect]]
+source = "jsq below the constant 1.5"
+where = { policy = "jsq" }
+metric = "mean_sojourn"
+less_than = 1.5
+
+[[expect]]
+source = "random above 2.0 with its CI: no"
+where = { policy = "random" }
+metric = "mean_sojourn"
+greater_than = 2.0
+
+[[expect]]
 source = "ratio far from [3, 4]"
 where = { policy = "random" }
 metric = "mean_sojourn"
@@ -71,7 +83,8 @@ ratio = { where = { policy = "jsq" }, min = 3, max = 4 }
 	vs := s.Evaluate(tb)
 	// Random's mean 2 has a 95% CI half-width of t(0.975, 2)·0.1/√3 = 4.303·0.0577 = 0.248; jsq's is 0: the ratio 2 ±
 	// 0.248 meets [2.1, 3] but not [3, 4].
-	for i, want := range []bool{true, true, false} {
+	// Constant bounds: jsq's 1 < 1.5 (no spread); random's 2 − 0.248 is not above 2.
+	for i, want := range []bool{true, true, true, false, false} {
 		if vs[i].Pass != want {
 			t.Errorf("claim %d (%s): pass = %v, want %v (%s; %s)", i, vs[i].Expect.Source, vs[i].Pass, want, vs[i].Target, vs[i].Reason)
 		}
