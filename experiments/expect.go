@@ -42,7 +42,7 @@ type Expect struct {
 	// (less_than = 1): the mean plus (less_than) or minus (greater_than) its CI half-width must stay on the claimed side.
 	Bound    float64
 	HasBound bool
-	Alpha       float64        // confidence level 1 − Alpha for the CI; default 0.05 (theory claims: see Evaluate)
+	Alpha    float64 // confidence level 1 − Alpha for the CI; default 0.05 (theory claims: see Evaluate)
 	// KnownFailure, when set, says why the source's claim does not reproduce here: the claim is still evaluated and
 	// reported, but its failure is expected and does not fail `sweep check`; if it passes, that is reported instead.
 	KnownFailure string
