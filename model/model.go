@@ -242,6 +242,25 @@ type Resolver interface {
 	Resolve(p Point) error
 }
 
+// SeriesModel is implemented by models that also emit a time series per run: rows sampled over simulated time at a
+// fixed interval (e.g. the bulletin board's queue lengths, to show the herd moving). They go to a second table,
+// DIR/NAME/timeseries/, whose columns are Identity, one column per parameter, then SeriesColumns (SeriesColumns
+// assembles them), under the same determinism, resume and shard rules as the runs table.
+type SeriesModel interface {
+	Model
+	// SeriesColumns declares the time-series columns, in column order (the first is conventionally "time").
+	SeriesColumns() []results.Column
+	// RunSeries is Run that also returns the run's time-series rows, each aligned with SeriesColumns, in time order.
+	RunSeries(p Point, seed Seed) (row []results.Cell, series [][]results.Cell, err error)
+}
+
+// SeriesColumns is the full schema of a SeriesModel's time-series table: Identity, one column per parameter, then
+// m.SeriesColumns().
+func SeriesColumns(m SeriesModel) []results.Column {
+	cols := Columns(m)[:len(Identity)+len(m.Params())]
+	return append(append([]results.Column(nil), cols...), m.SeriesColumns()...)
+}
+
 // Identity are the leading columns of every dataset.
 var Identity = []results.Column{
 	{Name: "experiment", Type: results.String, Doc: "the spec's name"},
