@@ -32,6 +32,7 @@ import (
 // Models is the registry of models by the name specs use; `sweep -list` prints it.
 var Models = map[string]model.Model{
 	"supermarket":     supermarket.Model{},
+	"bulletin_board":  supermarket.BulletinBoard{},
 	"balls_into_bins": bins.Model{},
 	"wrr_sequence":    wrrseq.Model{},
 }

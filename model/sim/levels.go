@@ -136,6 +136,20 @@ func (l *Levels) Down(k int, t float64) {
 	}
 }
 
+// Set moves server k to v ≥ 0 jobs at time t, one level at a time (O(|v − Len(k)|) swaps): how a bulletin board
+// copies a true queue length into its entry.
+func (l *Levels) Set(k int, v int32, t float64) {
+	if v < 0 {
+		panic("sim: Set to a negative length")
+	}
+	for l.q[k] < v {
+		l.Up(k, t)
+	}
+	for l.q[k] > v {
+		l.Down(k, t)
+	}
+}
+
 func (l *Levels) flush(t float64) {
 	for L := range l.start {
 		l.touch(int32(L), t)

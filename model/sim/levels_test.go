@@ -388,3 +388,38 @@ func TestLevelsPanics(t *testing.T) {
 	mustPanicSim(t, "NewLevels(0)", func() { NewLevels(0) })
 	mustPanicSim(t, "Window before Mark", func() { NewLevels(1).Window(1) })
 }
+
+// Set reaches any length from any length and keeps the sorted view consistent.
+func TestLevelsSet(t *testing.T) {
+	l := NewLevels(5)
+	r := NewRand(3, 4)
+	want := make([]int32, 5)
+	for i := range 2000 {
+		k, v := r.IntN(5), int32(r.IntN(7))
+		l.Set(k, v, float64(i))
+		want[k] = v
+		for j := range 5 {
+			if l.Len(j) != want[j] {
+				t.Fatalf("step %d: server %d has %d, want %d", i, j, l.Len(j), want[j])
+			}
+		}
+		m, ties := l.Shortest()
+		lo := slices.Min(want)
+		if m != lo || ties != count(want, lo) {
+			t.Fatalf("step %d: Shortest = %d×%d, want %d×%d", i, m, ties, lo, count(want, lo))
+		}
+		if l.Max() != slices.Max(want) {
+			t.Fatalf("step %d: Max = %d, want %d", i, l.Max(), slices.Max(want))
+		}
+	}
+}
+
+func count(xs []int32, v int32) int {
+	c := 0
+	for _, x := range xs {
+		if x == v {
+			c++
+		}
+	}
+	return c
+}

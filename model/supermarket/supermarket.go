@@ -349,19 +349,27 @@ func (Model) Cost(p model.Point) float64 { return 2 * p[pLambda].F * float64(p[p
 // Run implements model.Model.
 func (Model) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
 	srv := serversOf(p)
-	cfg := config{
-		n: srv.n, lambda: p[pLambda].F, horizon: p[pHorizon].F, warmup: p[pWarmup].F,
-		mu: srv.mu, rate: srv.rate,
-		policy: policy.Registry[p[pPolicy].I].New(policy.ArgsOf(params, p), policy.Servers{N: srv.n, Weight: srv.weight}),
+	cfg := config{n: srv.n, lambda: p[pLambda].F, horizon: p[pHorizon].F, warmup: p[pWarmup].F, mu: srv.mu, rate: srv.rate}
+	pol := policy.Registry[p[pPolicy].I].New(policy.ArgsOf(params, p), policy.Servers{N: srv.n, Weight: srv.weight})
+	streams := sim.NewStreams(seed)
+	out := simulate(cfg, streams, newFresh(pol, streams))
+	unstable := instability(p, srv) != ""
+	th := theory(p, srv, len(out.tail))
+	if unstable {
+		th = []results.Cell{results.Null(), results.Null(), results.Null(), results.Null()}
 	}
-	out := simulate(cfg, sim.NewStreams(seed))
+	return out.cells(unstable, th), nil
+}
+
+// cells are the metric columns shared by the supermarket and bulletin-board models, from mean_sojourn to unstable,
+// followed by the theory cells th.
+func (out outcome) cells(unstable bool, th []results.Cell) []results.Cell {
 	sojourn := func(x float64) results.Cell { // null, not NaN, when no job arrived in the window
 		if out.sojourns.Count() == 0 {
 			return results.Null()
 		}
 		return results.Float(x)
 	}
-	unstable := instability(p, srv) != ""
 	row := []results.Cell{
 		sojourn(out.sojourns.Mean()),
 		sojourn(out.sojourns.Quantile(0.5)),
@@ -373,10 +381,7 @@ func (Model) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
 		results.Int(out.events),
 		results.Boolean(unstable),
 	}
-	if unstable {
-		return append(row, results.Null(), results.Null(), results.Null(), results.Null()), nil
-	}
-	return append(row, theory(p, srv, len(out.tail))...), nil
+	return append(row, th...)
 }
 
 // theory returns the theory columns for point p, with theory_queue_tail of length k.

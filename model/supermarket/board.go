@@ -1,0 +1,128 @@
+package supermarket
+
+import (
+	"math"
+
+	"lbsweep/model/policy"
+	"lbsweep/model/sim"
+)
+
+// update is how a bulletin board learns the true queue lengths.
+type update uint8
+
+// Board update rules, in the order of the bulletin_board model's `update` choices.
+const (
+	// periodic: every entry is set to the true queue length at times T, 2T, 3T, … (Mitzenmacher's bulletin board).
+	periodic update = iota
+	// individual: each entry is refreshed at the epochs of its own Poisson process of rate 1/T (his continuous-update
+	// variant): entries are of exponentially distributed age, mean T.
+	individual
+	// dispatchCounts: the periodic board, plus every dispatch immediately adds one to its target's entry in the
+	// sending dispatcher's own copy; completions are learned only at a refresh (TranSend's fix, seed 002 §6; seed
+	// 004's herd cure: fresh local counts, stale global ones).
+	dispatchCounts
+)
+
+// board is the bulletin board's dispatcher: k dispatchers share the Poisson arrival stream (each arrival goes to a
+// uniformly random one, so each sees Poisson arrivals at λn/k), each runs its own policy instance, and the policies
+// read a board instead of the true queue lengths: one shared board, or with dispatchCounts one private copy per
+// dispatcher. The boards are sim.Levels, so every policy reads them as it reads the true lengths. Period 0 is fresh
+// information: every dispatcher reads the true lengths (and dispatch counts add nothing).
+type board struct {
+	rule      update
+	period    float64
+	n         int
+	views     []*sim.Levels // one shared board, or one per dispatcher (dispatchCounts)
+	policies  []policy.Policy
+	observers []policy.Observer // per dispatcher; nil entries for policies that do not observe
+	anyObs    bool
+	r, br     *sim.Rand  // the policies' stream; the board's (dispatcher choice, individual refresh epochs)
+	from      []sim.FIFO // per server, the dispatcher of each job in it (k > 1 with observers only)
+	at        float64    // next refresh
+	phase     int        // periodic: refreshes done
+	refreshes int64
+	last      int // individual: the entry refreshed last
+}
+
+func newBoard(rule update, period float64, k int, newPolicy func() policy.Policy, lv *sim.Levels, s sim.Streams) *board {
+	b := &board{rule: rule, period: period, n: lv.N(), r: s.Dispatch, br: s.Board, at: math.Inf(1)}
+	for range k {
+		p := newPolicy()
+		obs, _ := p.(policy.Observer)
+		b.policies = append(b.policies, p)
+		b.observers = append(b.observers, obs)
+		b.anyObs = b.anyObs || obs != nil
+	}
+	switch {
+	case period == 0:
+		b.views = []*sim.Levels{lv}
+	case rule == dispatchCounts:
+		for range k {
+			b.views = append(b.views, sim.NewLevels(b.n))
+		}
+	default:
+		b.views = []*sim.Levels{sim.NewLevels(b.n)}
+	}
+	if period > 0 {
+		b.at = period
+		if rule == individual {
+			b.at = b.br.Exp() * period / float64(b.n)
+		}
+	}
+	if k > 1 && b.anyObs {
+		b.from = make([]sim.FIFO, b.n)
+	}
+	return b
+}
+
+func (b *board) next() float64 { return b.at }
+
+func (b *board) fire(t float64, lv *sim.Levels) {
+	b.refreshes++
+	if b.rule == individual {
+		k := b.br.IntN(b.n)
+		b.views[0].Set(k, lv.Len(k), t)
+		b.last = k
+		b.at = t + b.br.Exp()*b.period/float64(b.n)
+		return
+	}
+	for _, v := range b.views {
+		for k := range b.n {
+			v.Set(k, lv.Len(k), t)
+		}
+	}
+	b.phase++
+	b.at = float64(b.phase+1) * b.period // no drift from repeated addition
+}
+
+func (b *board) pick(_ *sim.Levels, t float64) int {
+	j := 0
+	if len(b.policies) > 1 {
+		j = b.br.IntN(len(b.policies))
+	}
+	v := b.views[0]
+	if len(b.views) > 1 {
+		v = b.views[j]
+	}
+	k := b.policies[j].Pick(v, b.r, t)
+	if b.rule == dispatchCounts && b.period > 0 {
+		v.Up(k, t)
+	}
+	if b.from != nil {
+		b.from[k].Push(float64(j))
+	}
+	return k
+}
+
+func (b *board) done(k int, rtt, t float64) {
+	if !b.anyObs {
+		return
+	}
+	j := 0
+	if b.from != nil {
+		j = int(b.from[k].Pop())
+	}
+	if o := b.observers[j]; o != nil {
+		o.Done(k, rtt, t)
+	}
+}

@@ -1,0 +1,206 @@
+package supermarket
+
+import (
+	"fmt"
+	"math"
+
+	"lbsweep/analytic"
+	"lbsweep/model"
+	"lbsweep/model/policy"
+	"lbsweep/model/sim"
+	"lbsweep/results"
+)
+
+// BulletinBoard is the supermarket model whose dispatchers read a bulletin board of queue lengths instead of the true
+// ones (Mitzenmacher, "How Useful Is Old Information?", PODC 1997 / IEEE TPDS 11(1), 2000; seed 002 §6; seed 004's
+// herd): n identical FIFO servers with Exp(1) service, Poisson arrivals at rate λ·n shared by `dispatchers`
+// dispatchers, each with its own instance of the policy. The board is refreshed by `update` every `period` (see the
+// update rules in board.go); period 0 is fresh information and reproduces the supermarket model. Policies that read
+// loads (jsq_d, jsq, least_request, peak_ewma's outstanding count) read the board; random and the round robins ignore
+// it. Its zero value is ready to use.
+type BulletinBoard struct{}
+
+// Parameter indices of BulletinBoard.
+const (
+	bN = iota
+	bLambda
+	bHorizon
+	bWarmup
+	bPeriod
+	bUpdate
+	bDispatchers
+	bSample
+	bTrack
+	bPolicy
+	bD // the policy arguments, policy.Params in order, from here
+)
+
+var boardParams = append([]model.Param{
+	bN:           {Name: "n", Kind: model.Int, Doc: "number of servers, 1 ≤ n ≤ 2^31−1"},
+	bLambda:      {Name: "lambda", Kind: model.Float, Unit: "jobs per server per unit time", Doc: "arrival rate per server, 0 < λ < 1 for stability; total arrival rate λ·n"},
+	bHorizon:     {Name: "horizon", Kind: model.Float, Unit: timeUnit, Doc: "simulated time at which arrivals stop, > 0"},
+	bWarmup:      {Name: "warmup", Kind: model.Float, Unit: timeUnit, Default: model.FloatValue(0), Doc: "start of the measurement window, 0 ≤ warmup < horizon"},
+	bPeriod:      {Name: "period", Kind: model.Float, Unit: timeUnit, Doc: "T ≥ 0: time between board refreshes (periodic, dispatch_counts) or mean time between one entry's refreshes (individual); 0: fresh information"},
+	bUpdate:      {Name: "update", Kind: model.Enum, Choices: []string{"periodic", "individual", "dispatch_counts"}, Default: model.IntValue(int64(periodic)), Doc: "periodic: every entry refreshed together every T (Mitzenmacher's bulletin board); individual: each entry at its own Poisson rate 1/T; dispatch_counts: periodic, plus each dispatch adds one to its target in the sender's own copy at once (TranSend's fix; seed 004's local counts)"},
+	bDispatchers: {Name: "dispatchers", Kind: model.Int, Default: model.IntValue(1), Doc: "k ≥ 1 independent dispatchers sharing the arrivals (each gets λn/k); with dispatch_counts each keeps its own copy of the board"},
+	bSample:      {Name: "sample", Kind: model.Float, Unit: timeUnit, Default: model.FloatValue(0), Doc: "interval between time-series samples over [0, horizon); 0: no time series"},
+	bTrack:       {Name: "track", Kind: model.Int, Default: model.IntValue(4), Doc: "time series: servers 0..track−1 whose queue lengths are recorded, 0 ≤ track ≤ 64"},
+	bPolicy:      {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "dispatch policy name (sweep -list)"},
+}, policy.Params...)
+
+var boardMetrics = append(append([]results.Column(nil), metrics[:len(metrics)-4]...),
+	results.Column{Name: "refreshes", Type: results.Int64, Doc: "board refreshes (periodic: whole board; individual: one entry) before the horizon"},
+	metrics[len(metrics)-4], metrics[len(metrics)-3], metrics[len(metrics)-2], metrics[len(metrics)-1])
+
+var boardSeries = []results.Column{
+	{Name: "time", Type: results.Float64, Unit: timeUnit, Doc: "sample time, multiples of sample in [0, horizon)"},
+	{Name: "max_queue", Type: results.Int64, Unit: "jobs", Doc: "longest queue at that time"},
+	{Name: "min_queue", Type: results.Int64, Unit: "jobs", Doc: "shortest queue at that time"},
+	{Name: "queues", Type: results.Float64List, Unit: "jobs", Doc: "queue lengths of servers 0..track−1 at that time"},
+}
+
+// SourceBoardFluid names the bulletin board's fluid limit in theory_source.
+const SourceBoardFluid = "bulletin-board fluid limit (exact as n -> infinity)"
+
+// Name implements model.Model.
+func (BulletinBoard) Name() string { return "bulletin_board" }
+
+// Doc implements model.Model.
+func (BulletinBoard) Doc() string {
+	return "the supermarket model whose dispatchers read a bulletin board refreshed every T (Mitzenmacher, PODC 1997 / IEEE TPDS 11(1), 2000; seed 002 §6; seed 004 herd)"
+}
+
+// Params implements model.Model.
+func (BulletinBoard) Params() []model.Param { return boardParams }
+
+// Metrics implements model.Model: the supermarket's metrics, plus refreshes.
+func (BulletinBoard) Metrics() []results.Column { return boardMetrics }
+
+// SeriesColumns implements model.SeriesModel: the queue lengths over time (with sample > 0).
+func (BulletinBoard) SeriesColumns() []results.Column { return boardSeries }
+
+// maxSamples bounds one run's time series.
+const maxSamples = 10_000_000
+
+// Check implements model.Model.
+func (BulletinBoard) Check(p model.Point, allowUnstable bool) (warnings []string, err error) {
+	n, lambda, horizon := p[bN].I, p[bLambda].F, p[bHorizon].F
+	finite := func(x float64) bool { return !math.IsInf(x, 0) && !math.IsNaN(x) }
+	switch {
+	case n < 1 || n > math.MaxInt32:
+		return nil, model.Issue{Param: "n", Message: fmt.Sprintf("%d servers: need 1 ≤ n ≤ %d", n, math.MaxInt32)}
+	case !(lambda > 0) || !finite(lambda):
+		return nil, model.Issue{Param: "lambda", Message: fmt.Sprintf("%v: need 0 < λ", lambda)}
+	case !(horizon > 0) || !finite(horizon):
+		return nil, model.Issue{Param: "horizon", Message: fmt.Sprintf("%v: need a finite horizon > 0", horizon)}
+	case !(p[bWarmup].F >= 0) || p[bWarmup].F >= horizon:
+		return nil, model.Issue{Param: "warmup", Message: fmt.Sprintf("%v: need 0 ≤ warmup < horizon (%v)", p[bWarmup].F, horizon)}
+	case !(p[bPeriod].F >= 0) || !finite(p[bPeriod].F):
+		return nil, model.Issue{Param: "period", Message: fmt.Sprintf("%v: need a finite period T ≥ 0", p[bPeriod].F)}
+	case p[bPeriod].F > 0 && horizon/p[bPeriod].F*float64(n) > 1e12:
+		return nil, model.Issue{Param: "period", Message: fmt.Sprintf("%v: more than 10^12 entry refreshes before the horizon", p[bPeriod].F)}
+	case p[bDispatchers].I < 1 || p[bDispatchers].I > 1<<16:
+		return nil, model.Issue{Param: "dispatchers", Message: fmt.Sprintf("%d: need 1 ≤ dispatchers ≤ 65536", p[bDispatchers].I)}
+	case !(p[bSample].F >= 0) || !finite(p[bSample].F) || p[bSample].F > 0 && horizon/p[bSample].F > maxSamples:
+		return nil, model.Issue{Param: "sample", Message: fmt.Sprintf("%v: need 0 (no series) or an interval ≥ horizon/%d", p[bSample].F, maxSamples)}
+	case p[bTrack].I < 0 || p[bTrack].I > 64:
+		return nil, model.Issue{Param: "track", Message: fmt.Sprintf("%d: need 0 ≤ track ≤ 64", p[bTrack].I)}
+	}
+	entry := policy.Registry[p[bPolicy].I]
+	if err := entry.Check(policy.ArgsOf(boardParams, p), policy.Servers{N: int(n)}); err != nil {
+		return nil, err
+	}
+	if lambda >= 1 {
+		msg := fmt.Sprintf("λ = %v ≥ 1: the system is unstable (queues grow without bound)", lambda)
+		if !allowUnstable {
+			return nil, model.Issue{Param: "lambda", Message: msg + "; set allow_unstable = true to run it anyway"}
+		}
+		if backlog := (lambda - 1) * float64(n) * horizon; backlog > maxBacklog {
+			return nil, model.Issue{Param: "lambda", Message: fmt.Sprintf("%v: about %.3g jobs would wait at the horizon (more than %.0g)", lambda, backlog, float64(maxBacklog))}
+		}
+		warnings = append(warnings, msg+"; its statistics are not steady-state (unstable = true)")
+	}
+	return warnings, nil
+}
+
+// Cost implements model.Model: about two events per job, plus n entry copies per periodic refresh.
+func (BulletinBoard) Cost(p model.Point) float64 {
+	c := 2 * p[bLambda].F * float64(p[bN].I) * p[bHorizon].F
+	if T := p[bPeriod].F; T > 0 {
+		c += p[bHorizon].F / T * float64(p[bN].I) * float64(p[bDispatchers].I)
+	}
+	return c
+}
+
+// Run implements model.Model.
+func (b BulletinBoard) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
+	row, _, err := b.run(p, seed, false)
+	return row, err
+}
+
+// RunSeries implements model.SeriesModel: one row per sample (none when sample = 0).
+func (b BulletinBoard) RunSeries(p model.Point, seed model.Seed) ([]results.Cell, [][]results.Cell, error) {
+	return b.run(p, seed, true)
+}
+
+func (BulletinBoard) run(p model.Point, seed model.Seed, series bool) ([]results.Cell, [][]results.Cell, error) {
+	n := int(p[bN].I)
+	cfg := config{n: n, lambda: p[bLambda].F, horizon: p[bHorizon].F, warmup: p[bWarmup].F, mu: 1}
+	if series {
+		cfg.sample, cfg.track = p[bSample].F, int(p[bTrack].I)
+	}
+	entry := policy.Registry[p[bPolicy].I]
+	args := policy.ArgsOf(boardParams, p)
+	newPolicy := func() policy.Policy { return entry.New(args, policy.Servers{N: n}) }
+	streams := sim.NewStreams(seed)
+	var d *board
+	out := simulate(cfg, streams, func(lv *sim.Levels) *board {
+		d = newBoard(update(p[bUpdate].I), p[bPeriod].F, int(p[bDispatchers].I), newPolicy, lv, streams)
+		return d
+	})
+	unstable := p[bLambda].F >= 1
+	th := boardTheory(p, len(out.tail))
+	if unstable {
+		th = []results.Cell{results.Null(), results.Null(), results.Null(), results.Null()}
+	}
+	row := out.cells(unstable, th)
+	row = append(row[:len(row)-4:len(row)-4], append([]results.Cell{results.Int(d.refreshes)}, row[len(row)-4:]...)...)
+	var rows [][]results.Cell
+	for _, sn := range out.series {
+		q := make([]float64, len(sn.queues))
+		for i, x := range sn.queues {
+			q[i] = float64(x)
+		}
+		rows = append(rows, []results.Cell{results.Float(sn.t), results.Int(int64(sn.max)), results.Int(int64(sn.min)), results.List(q)})
+	}
+	return row, rows, nil
+}
+
+// boardTheory: random ignores the board (M/M/1, exact); with fresh information the supermarket's closed forms apply;
+// JSQ(d) and JSQ on a periodic board with one dispatcher have the fluid limit (analytic.BulletinBoardFluid, exact as
+// n → ∞). Otherwise null.
+func boardTheory(p model.Point, k int) []results.Cell {
+	none := []results.Cell{results.Null(), results.Null(), results.Null(), results.Null()}
+	lambda, id := p[bLambda].F, policy.ID(p[bPolicy].I)
+	if !(lambda < 1) {
+		return none
+	}
+	sp := make(model.Point, len(params))
+	sp[pN], sp[pLambda], sp[pPolicy], sp[pD] = p[bN], p[bLambda], p[bPolicy], p[bD]
+	if id == policy.Random || id == policy.RoundRobin || p[bPeriod].F == 0 {
+		if id == policy.RoundRobin && p[bDispatchers].I > 1 {
+			return none // k interleaved cursors are not E_n/M/1
+		}
+		return theory(sp, serversOf(sp), k)
+	}
+	return boardFluid(p, k)
+}
+
+// boardFluid returns the fluid-limit theory cells, or nulls where it does not apply.
+func boardFluid(p model.Point, k int) []results.Cell {
+	none := []results.Cell{results.Null(), results.Null(), results.Null(), results.Null()}
+	_ = analytic.JSQdMeanSojourn // the fluid limit arrives with analytic.BulletinBoardFluid
+	_ = p
+	_ = k
+	return none
+}
