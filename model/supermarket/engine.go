@@ -98,6 +98,8 @@ func simulate[D dispatcher](c config, s sim.Streams, dispatch func(lv *sim.Level
 	// The departure clock td is Exp(busy·μ) from the moment it was drawn; by memorylessness an unfired clock is still
 	// exactly distributed while busy is unchanged, so it is redrawn only when it fires or busy changes.
 	busy, td := 0, math.Inf(1)
+	thin := c.rate != nil
+	tx := min(d.next(), ts) // the next board event or sample (+Inf for the supermarket without a series)
 	for {
 		if b := lv.Count(1); b != busy {
 			busy, td = b, math.Inf(1)
@@ -107,13 +109,14 @@ func simulate[D dispatcher](c config, s sim.Streams, dispatch func(lv *sim.Level
 		}
 		next := min(ta, td)
 		// Board refreshes and samples happen before the horizon, in time order with the other events (ties: first).
-		if tb := min(d.next(), ts); tb <= next && tb < c.horizon {
-			if tb == ts {
+		if tx <= next && tx < c.horizon {
+			if tx == ts {
 				out.series = append(out.series, snap(lv, ts, c.track))
 				ts += c.sample
 			} else {
-				d.fire(tb, lv)
+				d.fire(tx, lv)
 			}
+			tx = min(d.next(), ts)
 			continue
 		}
 		if !ended && next >= c.horizon {
@@ -138,7 +141,7 @@ func simulate[D dispatcher](c config, s sim.Streams, dispatch func(lv *sim.Level
 			marked = true
 		}
 		t = next
-		if ta > td && c.rate != nil {
+		if thin && ta > td {
 			departed = lv.Busy(s.Service.IntN(busy))
 			if s.Service.Float64()*c.mu >= c.rate[departed] {
 				td = t + s.Service.Exp()/(float64(busy)*c.mu) // thinned: no departure
@@ -154,7 +157,7 @@ func simulate[D dispatcher](c config, s sim.Streams, dispatch func(lv *sim.Level
 			continue
 		}
 		k := departed
-		if c.rate == nil {
+		if !thin {
 			k = lv.Busy(s.Service.IntN(busy))
 		}
 		arrived := fifo[k].Pop()
