@@ -460,3 +460,51 @@ func TestSeriesSchema(t *testing.T) {
 		t.Errorf("time-series schema lacks its parameter or series columns:\n%s", want)
 	}
 }
+
+// Spec.ReadSeries takes a selection out of the time-series table, and refuses one that is not the sweep's beside the
+// runs table.
+func TestReadSeries(t *testing.T) {
+	s := seriesParse(t, seriesSpec)
+	dir := t.TempDir()
+	for k := range 2 {
+		if _, err := Run(context.Background(), s, Options{Dir: dir, Workers: 2, Every: -1, Shard: Shard{k, 2}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	where := []results.Cond{{Column: "n", Value: results.Int(5)}, {Column: "replication", Value: results.Int(2)}}
+	check := func(what string) {
+		t.Helper()
+		st, err := s.ReadSeries(dir, where)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if len(st.Rows) != 801 || st.Rows[0][st.Col("n")].I != 5 || st.Rows[800][st.Col("time")].F != 400 {
+			t.Errorf("%s: %d rows", what, len(st.Rows))
+		}
+	}
+	check("unmerged shards")
+	if _, err := Merge(filepath.Join(dir, "ser")); err != nil {
+		t.Fatal(err)
+	}
+	check("merged")
+	if all, err := s.ReadSeries(dir, nil); err != nil || len(all.Rows) != s.Runs()*801 {
+		t.Errorf("whole table: %v", err)
+	}
+
+	edited := seriesParse(t, strings.Replace(seriesSpec, "seed = 3", "seed = 4", 1))
+	if _, err := edited.ReadSeries(dir, where); err == nil || !strings.Contains(err.Error(), "another version") {
+		t.Errorf("edited spec: %v", err)
+	}
+	if _, err := mustParse(t, smallSpec).ReadSeries(dir, nil); err == nil || !strings.Contains(err.Error(), "no time series") {
+		t.Errorf("model without a time series: %v", err)
+	}
+	// The runs table rerun as shards while the time-series table stays merged: not one sweep's.
+	os.Rename(filepath.Join(dir, "ser", FileName), filepath.Join(dir, "ser", "part-0-of-1.parquet"))
+	if _, err := s.ReadSeries(dir, where); err == nil || !strings.Contains(err.Error(), "not one sweep's") {
+		t.Errorf("files differ: %v", err)
+	}
+	os.RemoveAll(filepath.Join(dir, "ser", results.SeriesDir))
+	if _, err := s.ReadSeries(dir, where); err == nil || !strings.Contains(err.Error(), "no time-series table") {
+		t.Errorf("no time-series table: %v", err)
+	}
+}
