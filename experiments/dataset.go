@@ -2,8 +2,12 @@ package experiments
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
+	"lbsweep/model"
 	"lbsweep/results"
 )
 
@@ -36,4 +40,50 @@ func (s *Spec) ReadResults(root string) (*results.Table, error) {
 		seen[k] = true
 	}
 	return t, nil
+}
+
+// ReadSeries reads the rows of spec s's time-series table, root/NAME/timeseries/ (results.SeriesDir, written for a
+// model.SeriesModel), that match where (every row for nil: see results.ReadDatasetWhere, which holds only the
+// selected rows and one row group in memory). Like ReadResults it refuses a table written from another version of the
+// spec, and also one whose files are not those of the runs table beside it (runs.parquet, or the same shard parts),
+// so an unmerged, partial or stale table is an error naming what to do.
+func (s *Spec) ReadSeries(root string, where []results.Cond) (*results.Table, error) {
+	if _, ok := s.Model.(model.SeriesModel); !ok {
+		return nil, fmt.Errorf("%s: model %s has no time series", s.File, s.Model.Name())
+	}
+	dir := filepath.Join(root, s.Name)
+	sdir := filepath.Join(dir, results.SeriesDir)
+	rerun := fmt.Sprintf("run `sweep -o %s %s`", root, s.File)
+	runs, seriesFiles := parquetFiles(dir), parquetFiles(sdir)
+	if len(seriesFiles) == 0 {
+		return nil, fmt.Errorf("%s: %s: no time-series table (%s)", s.File, sdir, rerun)
+	}
+	if !slices.Equal(runs, seriesFiles) {
+		return nil, fmt.Errorf("%s: the time-series table %s holds %s but the runs table %s holds %s: they are not one sweep's (%s, or `sweep merge %s` for shards)",
+			s.File, sdir, strings.Join(seriesFiles, ", "), dir, strings.Join(runs, ", "), rerun, dir)
+	}
+	t, err := results.ReadDatasetWhere(sdir, where)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (%s)", s.File, err, rerun)
+	}
+	if got := t.MetaValue(results.KeySpecSHA256); got != s.SHA256 {
+		return nil, fmt.Errorf("%s: %s was written from another version of this spec (spec SHA-256 %.12s…, file %.12s…): %s again", s.File, sdir, got, s.SHA256, rerun)
+	}
+	if got := t.MetaValue(results.KeyTable); got != results.TableSeries {
+		return nil, fmt.Errorf("%s: %s is not a time-series table (%s = %q)", s.File, sdir, results.KeyTable, got)
+	}
+	return t, nil
+}
+
+// parquetFiles names the *.parquet files directly inside dir (as results.ReadDataset reads them), sorted; none when
+// dir cannot be read.
+func parquetFiles(dir string) []string {
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".parquet") {
+			names = append(names, e.Name())
+		}
+	}
+	return names
 }

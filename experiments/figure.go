@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"lbsweep/model"
@@ -19,9 +20,13 @@ const (
 	// MetricVsParam draws the metric Y against the parameter X, one series per value of Series, with the theory
 	// column as lines where it is not null.
 	MetricVsParam
+	// Timeseries draws one run's time series (a model.SeriesModel's second table): the series columns Ys against the
+	// series column X (default "time") as step lines, a list column as one line per element; Where selects exactly one
+	// run (a point and a replication), and XFrom/XTo zoom into a window of X.
+	Timeseries
 )
 
-var figureKinds = map[string]FigureKind{"queue_tail": QueueTail, "metric": MetricVsParam}
+var figureKinds = map[string]FigureKind{"queue_tail": QueueTail, "metric": MetricVsParam, "timeseries": Timeseries}
 
 // Stat is what a figure's points or a table's cells show over a grid point's replications.
 type Stat uint8
@@ -43,7 +48,8 @@ type Figure struct {
 	Title  string
 	Where  []results.Cond // rows drawn
 	Series []string       // columns whose values make the series (nulls skipped in labels); empty for one series
-	X, Y   string         // MetricVsParam: columns on the axes
+	X, Y   string         // MetricVsParam: columns on the axes; Timeseries: X only (a series column)
+	Ys     []string       // Timeseries: the series columns drawn, one line each (a list column: one per element)
 	Theory []string       // theory columns drawn as lines (the first in the series' dash, the others dotted); none: no lines
 	LogX   bool
 	LogY   bool
@@ -52,12 +58,20 @@ type Figure struct {
 	Stat   Stat
 	XLabel string
 	YLabel string
+	// XFrom and XTo bound the part of X a Timeseries figure draws (inclusive); nil: from the first sample, to the last.
+	XFrom, XTo *float64
 }
 
 // maxLevels bounds a queue_tail figure's levels (a queue of 1000 jobs is far past any stable tail worth drawing).
 const maxLevels = 1000
 
-var figureKeys = []string{"name", "kind", "title", "where", "series", "x", "y", "theory", "log_x", "log_y", "levels", "alpha", "stat", "x_label", "y_label"}
+var figureKeys = []string{"name", "kind", "title", "where", "series", "x", "y", "theory", "log_x", "log_y", "levels", "alpha", "stat", "x_label", "y_label", "x_from", "x_to"}
+
+// Keys only some kinds take.
+var (
+	notTimeseriesKeys = []string{"series", "theory", "levels", "alpha", "stat", "log_x"}
+	timeseriesKeys    = []string{"x_from", "x_to"}
+)
 
 func (d *decoder) figures(s *Spec, raw map[string]any) error {
 	v, ok := raw["figure"]
@@ -90,12 +104,32 @@ func (d *decoder) figures(s *Spec, raw map[string]any) error {
 			return err
 		}
 		if f.Kind = figureKinds[kind]; f.Kind == 0 {
-			return d.errf("figure", i, "kind", "unknown figure kind %q (kinds: queue_tail, metric)", kind)
+			return d.errf("figure", i, "kind", "unknown figure kind %q (kinds: queue_tail, metric, timeseries)", kind)
 		}
 		for _, sf := range []struct {
 			key string
 			dst *string
-		}{{"title", &f.Title}, {"x", &f.X}, {"y", &f.Y}, {"x_label", &f.XLabel}, {"y_label", &f.YLabel}} {
+		}{{"title", &f.Title}, {"x_label", &f.XLabel}, {"y_label", &f.YLabel}} {
+			if *sf.dst, err = d.str(m, "figure", i, sf.key, false); err != nil {
+				return err
+			}
+		}
+		if f.Kind == Timeseries {
+			if err := d.timeseriesFigure(s, &f, m, i); err != nil {
+				return err
+			}
+			s.Figures = append(s.Figures, f)
+			continue
+		}
+		for _, k := range timeseriesKeys {
+			if _, present := m[k]; present {
+				return d.errf("figure", i, k, "only a timeseries figure takes %s", k)
+			}
+		}
+		for _, sf := range []struct {
+			key string
+			dst *string
+		}{{"x", &f.X}, {"y", &f.Y}} {
 			if *sf.dst, err = d.str(m, "figure", i, sf.key, false); err != nil {
 				return err
 			}
@@ -195,6 +229,173 @@ func (d *decoder) figures(s *Spec, raw map[string]any) error {
 		s.Figures = append(s.Figures, f)
 	}
 	return nil
+}
+
+// timeseriesFigure decodes the keys of figure i (m), a timeseries figure, into f, after its name, kind, title and
+// labels: the model must be a SeriesModel, x and y its series columns, where a selection of runs by identity and
+// parameter columns (that it selects exactly one run is checked on the grid, by checkTimeseries).
+func (d *decoder) timeseriesFigure(s *Spec, f *Figure, m map[string]any, i int) error {
+	sm, ok := s.Model.(model.SeriesModel)
+	if !ok {
+		return d.errf("figure", i, "kind", "model %s has no time series: a timeseries figure needs a model with a time-series table", s.Model.Name())
+	}
+	for _, k := range notTimeseriesKeys {
+		if _, present := m[k]; present {
+			return d.errf("figure", i, k, "a timeseries figure draws the samples of one run: it takes no %s", k)
+		}
+	}
+	if b, present := m["log_y"]; present {
+		x, ok := b.(bool)
+		if !ok {
+			return d.errf("figure", i, "log_y", "expected a boolean, got %s", tomlType(b))
+		}
+		f.LogY = x
+	}
+	series := sm.SeriesColumns()
+	if w, ok := m["where"].(map[string]any); ok {
+		for _, k := range sortedKeys(w) {
+			if colIndex(series, k) >= 0 {
+				return d.errf("figure", i, "where", "%s is a series column: where selects the run by its identity and parameters (x_from and x_to zoom into its time)", k)
+			}
+		}
+	}
+	var err error
+	if f.Where, err = d.conds(model.SeriesColumns(sm)[:len(model.Identity)+len(s.Model.Params())], m, "figure", i, "where"); err != nil {
+		return err
+	}
+	numeric := func(t results.Type) bool { return t == results.Float64 || t == results.Int64 }
+	if f.X, err = d.str(m, "figure", i, "x", false); err != nil {
+		return err
+	}
+	if f.X == "" {
+		if colIndex(series, "time") < 0 {
+			return d.errf("figure", i, "x", "missing: the time series of model %s has no time column (series columns: %s)", s.Model.Name(), colNames(series))
+		}
+		f.X = "time"
+	}
+	if j := colIndex(series, f.X); j < 0 {
+		return d.errf("figure", i, "x", "unknown series column %q (series columns: %s)", f.X, colNames(series))
+	} else if !numeric(series[j].Type) {
+		return d.errf("figure", i, "x", "series column %q is %s: x needs a numeric column", f.X, series[j].Type)
+	}
+	if f.Ys, err = d.names(m, "figure", i, "y"); err != nil {
+		return err
+	}
+	if len(f.Ys) == 0 {
+		return d.errf("figure", i, "y", "missing: the series columns to draw, e.g. y = [%q] (series columns: %s)", series[len(series)-1].Name, colNames(series))
+	}
+	for k, y := range f.Ys {
+		j := colIndex(series, y)
+		switch {
+		case j < 0:
+			return d.errf("figure", i, "y", "unknown series column %q (series columns: %s)", y, colNames(series))
+		case !numeric(series[j].Type) && series[j].Type != results.Float64List:
+			return d.errf("figure", i, "y", "series column %q is %s: y needs numeric or list<double> columns", y, series[j].Type)
+		case contains(f.Ys[:k], y):
+			return d.errf("figure", i, "y", "%q is listed twice", y)
+		}
+	}
+	for _, b := range []struct {
+		key string
+		dst **float64
+	}{{"x_from", &f.XFrom}, {"x_to", &f.XTo}} {
+		v, present, err := d.number(m, "figure", i, b.key)
+		if err != nil {
+			return err
+		}
+		if present {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return d.errf("figure", i, b.key, "%v: need a finite number", v)
+			}
+			*b.dst = &v
+		}
+	}
+	if f.XFrom != nil && f.XTo != nil && !(*f.XFrom < *f.XTo) {
+		return d.errf("figure", i, "x_to", "%v: need x_from < x_to (x_from = %v)", *f.XTo, *f.XFrom)
+	}
+	return nil
+}
+
+// checkTimeseries checks, on the expanded grid, that the where of every timeseries figure selects exactly one run.
+func (d *decoder) checkTimeseries(s *Spec) error {
+	for i, f := range s.Figures {
+		if f.Kind != Timeseries {
+			continue
+		}
+		switch n, varying := s.selectRuns(f.Where); {
+		case n == 0:
+			return d.errf("figure", i, "where", "figure %q: selects no run of the grid", f.Name)
+		case n > 1:
+			return d.errf("figure", i, "where", "figure %q: selects %d runs, and a timeseries figure draws one: %s still vary (give them in where)", f.Name, n, strings.Join(varying, ", "))
+		}
+	}
+	return nil
+}
+
+// selectRuns counts the runs of s whose identity and parameter columns match where, and names the columns among
+// replication and the parameters whose values differ between those runs, in column order.
+func (s *Spec) selectRuns(where []results.Cond) (int, []string) {
+	ps := s.Model.Params()
+	cols := model.Columns(s.Model)[:len(model.Identity)+len(ps)]
+	const (
+		cExperiment = iota
+		cPoint
+		cReplication
+		cSeed
+	)
+	idx := make([]int, len(where))
+	var needPoint, needSeed bool
+	for k, c := range where {
+		idx[k] = colIndex(cols, c.Column)
+		needPoint = needPoint || idx[k] == cPoint
+		needSeed = needSeed || idx[k] == cSeed
+	}
+	row := make(results.Row, len(cols))
+	row[cExperiment] = results.Str(s.Name)
+	var first results.Row
+	varies := make([]bool, len(cols))
+	n := 0
+	for p := range s.Points() {
+		pt, _ := s.Point(p)
+		if needPoint {
+			row[cPoint] = results.Str(Key(ps, pt))
+		}
+		for k, prm := range ps {
+			row[len(model.Identity)+k] = prm.Cell(pt[k])
+		}
+		for r := range s.Replications {
+			row[cReplication] = results.Int(int64(r))
+			if needSeed {
+				row[cSeed] = results.Int(int64(RunSeed(s.Seed, ps, pt, r).Run))
+			}
+			match := true
+			for k, c := range where {
+				if idx[k] < 0 || !results.Equal(cols[idx[k]].Type, row[idx[k]], c.Value) {
+					match = false
+					break
+				}
+			}
+			if !match {
+				continue
+			}
+			if n++; first == nil {
+				first = append(results.Row(nil), row...)
+				continue
+			}
+			for c := range cols {
+				if !varies[c] && !results.Equal(cols[c].Type, row[c], first[c]) {
+					varies[c] = true
+				}
+			}
+		}
+	}
+	var names []string
+	for c, v := range varies {
+		if v && c != cPoint && c != cSeed { // they vary with the others
+			names = append(names, cols[c].Name)
+		}
+	}
+	return n, names
 }
 
 // names decodes a column name or a list of them ("" and [] mean none).

@@ -227,6 +227,9 @@ func Parse(file, text string) (*Spec, error) {
 	if err := d.checkGrid(s); err != nil {
 		return nil, err
 	}
+	if err := d.checkTimeseries(s); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

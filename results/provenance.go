@@ -18,7 +18,18 @@ const (
 	KeyRevision      = "lbsweep.vcs_revision"   // VCS revision the binary was built from, "+dirty" if modified; "unknown" when not stamped
 	KeyGoVersion     = "lbsweep.go_version"     // the Go toolchain that built the binary
 	KeySchemaVersion = "lbsweep.schema_version" // SchemaVersion
+	// KeyTable names the table a file belongs to when it is not the runs table: TableSeries in the time-series table.
+	// The runs table does not carry it (its files are unchanged by the time-series table's arrival).
+	KeyTable = "lbsweep.table"
 )
+
+// TableSeries is the KeyTable value of the time-series table.
+const TableSeries = "timeseries"
+
+// SeriesDir is the subdirectory of a dataset directory DIR/NAME/ holding its time-series table (written by models
+// that implement model.SeriesModel): one row per sample of a run, in files named as the runs table's beside it
+// (runs.parquet, or part-K-of-N.parquet for a shard). ReadDataset(DIR/NAME) does not read it.
+const SeriesDir = "timeseries"
 
 // Revision is the VCS revision this binary was built from, with "+dirty" when the work tree had changes, or
 // "unknown" when the build was not stamped (go run, go test, -buildvcs=false). It is the KeyRevision metadata.
@@ -40,6 +51,11 @@ func Revision() string {
 		revision += "+dirty"
 	}
 	return revision
+}
+
+// SeriesProvenance is the metadata of a time-series table: Provenance, then KeyTable = TableSeries.
+func SeriesProvenance(spec, sha, modelName string) []KV {
+	return append(Provenance(spec, sha, modelName), KV{KeyTable, TableSeries})
 }
 
 // Lookup returns the value of key in metadata meta, or "" when absent.

@@ -39,11 +39,69 @@ func (t *Table) MetaValue(key string) string { return Lookup(t.Meta, key) }
 // arrowSchemaKey is the key under which Arrow writers store their serialized schema; it is not user metadata.
 const arrowSchemaKey = "ARROW:schema"
 
-// ReadDataset reads every *.parquet file directly inside dir (not *.tmp, not subdirectories) as one table, files in
-// lexical order of their names. The files must have the same column names and types, else an error naming the file
-// that differs, and were written from the same spec (equal lbsweep.spec_sha256 metadata). No files is an error naming
-// dir. Meta is the first file's.
+// ReadDataset reads every *.parquet file directly inside dir (not *.tmp, not subdirectories such as a dataset's
+// time-series table, SeriesDir) as one table, files in lexical order of their names. The files must have the same
+// column names and types, else an error naming the file that differs, and were written from the same spec (equal
+// lbsweep.spec_sha256 metadata). No files is an error naming dir. Meta is the first file's.
 func ReadDataset(dir string) (*Table, error) {
+	paths, err := datasetFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	var t *Table
+	for _, p := range paths {
+		ft, err := ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		if t == nil {
+			t = ft
+			continue
+		}
+		if err := sameFile(t, ft.Columns, ft.Meta, p, paths[0]); err != nil {
+			return nil, err
+		}
+		t.Rows = append(t.Rows, ft.Rows...)
+	}
+	return t, nil
+}
+
+// ReadDatasetWhere is ReadDataset keeping only the rows that match every condition of where (see Table.Where; nil
+// keeps every row). It reads one row group at a time, so memory holds the selected rows and one row group, not the
+// dataset: the way to take one run's rows out of a large time-series table.
+func ReadDatasetWhere(dir string, where []Cond) (*Table, error) {
+	paths, err := datasetFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	var t *Table
+	for _, p := range paths {
+		first := true
+		err := Scan(p, func(meta []KV, cols []Column, rows []Row) error {
+			switch {
+			case t == nil:
+				t = &Table{Columns: cols, Meta: meta}
+			case first:
+				if err := sameFile(t, cols, meta, p, paths[0]); err != nil {
+					return err
+				}
+			}
+			first = false
+			group := Table{Columns: cols, Rows: rows}
+			for _, r := range group.Where(where) {
+				t.Rows = append(t.Rows, append(Row(nil), rows[r]...)) // a copy: rows share one array per group
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// datasetFiles lists the *.parquet files directly inside dir, in lexical order; none is an error naming dir.
+func datasetFiles(dir string) ([]string, error) {
 	ents, err := os.ReadDir(dir) // sorted by name
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
@@ -64,25 +122,19 @@ func ReadDataset(dir string) (*Table, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("results: %s: no *.parquet files", dir)
 	}
-	var t *Table
-	for _, p := range paths {
-		ft, err := ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		if t == nil {
-			t = ft
-			continue
-		}
-		if err := sameColumns(t.Columns, ft.Columns); err != nil {
-			return nil, fmt.Errorf("results: %s: schema differs from %s: %w", p, paths[0], err)
-		}
-		if a, b := t.MetaValue(KeySpecSHA256), ft.MetaValue(KeySpecSHA256); a != b {
-			return nil, fmt.Errorf("results: %s was written from another spec than %s (%s %.12s… vs %.12s…): a dataset is one spec's runs; remove the stray file or rerun the sweep", p, paths[0], KeySpecSHA256, b, a)
-		}
-		t.Rows = append(t.Rows, ft.Rows...)
+	return paths, nil
+}
+
+// sameFile checks that file p (columns cols, metadata meta) belongs to the dataset t read from first: the same
+// columns, from the same spec.
+func sameFile(t *Table, cols []Column, meta []KV, p, first string) error {
+	if err := sameColumns(t.Columns, cols); err != nil {
+		return fmt.Errorf("results: %s: schema differs from %s: %w", p, first, err)
 	}
-	return t, nil
+	if a, b := t.MetaValue(KeySpecSHA256), Lookup(meta, KeySpecSHA256); a != b {
+		return fmt.Errorf("results: %s was written from another spec than %s (%s %.12s… vs %.12s…): a dataset is one spec's runs; remove the stray file or rerun the sweep", p, first, KeySpecSHA256, b, a)
+	}
+	return nil
 }
 
 // sameColumns reports how got differs from want in column names and types, or nil.

@@ -3,6 +3,7 @@ package results
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -71,5 +72,48 @@ func TestRemoveStaleTemps(t *testing.T) {
 		if _, err := os.Stat(f); (err == nil) != want {
 			t.Errorf("%s: exists = %v, want %v", filepath.Base(f), err == nil, want)
 		}
+	}
+}
+
+// ReadDatasetWhere keeps ReadDataset's rows that match, across files and row groups, and checks the files as
+// ReadDataset does.
+func TestReadDatasetWhere(t *testing.T) {
+	dir := t.TempDir()
+	all := testRows(60)
+	sha := []KV{{Key: KeySpecSHA256, Value: "abc"}}
+	writeFile(t, filepath.Join(dir, "part-0.parquet"), testCols, sha, 8, all[:25])
+	writeFile(t, filepath.Join(dir, "part-1.parquet"), testCols, sha, 8, all[25:])
+	whole, err := ReadDataset(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, where := range [][]Cond{
+		nil,
+		{{Column: "policy", Value: Str("jsq")}},
+		{{Column: "policy", Value: Str("jsq")}, {Column: "stable", Value: Boolean(true)}},
+		{{Column: "policy", Value: Str("none such")}},
+	} {
+		got, err := ReadDatasetWhere(dir, where)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []Row
+		for _, r := range whole.Where(where) {
+			want = append(want, whole.Rows[r])
+		}
+		checkColumns(t, got.Columns, testCols)
+		checkRows(t, testCols, got.Rows, want)
+		if Lookup(got.Meta, KeySpecSHA256) != "abc" {
+			t.Errorf("meta %v, want the first file's", got.Meta)
+		}
+	}
+	// A file of another spec is an error naming it, whatever the selection.
+	other := filepath.Join(dir, "part-2.parquet")
+	writeFile(t, other, testCols, []KV{{Key: KeySpecSHA256, Value: "def"}}, 8, all[:3])
+	if _, err := ReadDatasetWhere(dir, []Cond{{Column: "policy", Value: Str("none such")}}); err == nil || !strings.Contains(err.Error(), other) {
+		t.Errorf("file of another spec: err = %v, want an error naming %s", err, other)
+	}
+	if _, err := ReadDatasetWhere(t.TempDir(), nil); err == nil {
+		t.Error("no files: no error")
 	}
 }

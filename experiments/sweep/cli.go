@@ -25,12 +25,15 @@ import (
 const usage = `usage:
   sweep [-o DIR] [-j N] [-q] [-shard K/N] [-force] SPEC.toml
                                            run the experiment (or its shard K of N); writes DIR/NAME/runs.parquet
-                                           (part-K-of-N.parquet); an interrupted sweep resumes where it stopped
+                                           (part-K-of-N.parquet), and DIR/NAME/timeseries/ likewise for a model with
+                                           a time series; an interrupted sweep resumes where it stopped
   sweep plan [-shard N] SPEC.toml          grid size, runs, estimated events and time, the split into N shards
-  sweep merge DIR/NAME                     join part-*-of-N.parquet into runs.parquet (as an unsharded sweep writes it)
+  sweep merge DIR/NAME                     join part-*-of-N.parquet into runs.parquet (as an unsharded sweep writes it),
+                                           and timeseries/part-*-of-N.parquet likewise
   sweep check [-results DIR] SPEC.toml ... evaluate the specs' [[expect]] claims on their datasets (exit 1 on a failure)
   sweep -list                              models, their parameters, and the dispatch policies
-  sweep -schema MODEL                      the results columns of MODEL as a Markdown table
+  sweep -schema MODEL                      the results columns of MODEL as a Markdown table (and its time-series
+                                           columns, for a model with a time series)
 flags:
 `
 
@@ -80,6 +83,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		fmt.Fprint(stdout, SchemaMarkdown(m))
+		if sm, ok := m.(model.SeriesModel); ok {
+			fmt.Fprintf(stdout, "\nTime series (DIR/NAME/%s/):\n\n%s", results.SeriesDir, SeriesSchemaMarkdown(sm))
+		}
 		return 0
 	}
 	if fs.NArg() != 1 {
@@ -150,6 +156,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(log, "sweep: wrote %s: %d runs, %.4g events in %s (%.3g events/s)\n",
 		sum.Path, sum.Runs, float64(sum.Events), sum.Elapsed.Round(time.Millisecond), float64(sum.Events)/sum.Elapsed.Seconds())
+	if sum.SeriesPath != "" {
+		fmt.Fprintf(log, "sweep: wrote %s: the runs' time series\n", sum.SeriesPath)
+	}
 	return 0
 }
 
@@ -257,13 +266,21 @@ func List(w io.Writer) {
 }
 
 // SchemaMarkdown renders model m's results columns as the README's Markdown table.
-func SchemaMarkdown(m model.Model) string {
+func SchemaMarkdown(m model.Model) string { return columnsMarkdown(model.Columns(m)) }
+
+func columnsMarkdown(cols []results.Column) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "| column | type | unit | meaning |\n|---|---|---|---|\n")
-	for _, c := range model.Columns(m) {
+	for _, c := range cols {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", c.Name, c.Type, c.Unit, strings.ReplaceAll(c.Doc, "|", "\\|"))
 	}
 	return b.String()
+}
+
+// SeriesSchemaMarkdown renders the columns of SeriesModel m's time-series table (model.SeriesColumns) as a Markdown
+// table like SchemaMarkdown's.
+func SeriesSchemaMarkdown(m model.SeriesModel) string {
+	return columnsMarkdown(model.SeriesColumns(m))
 }
 
 // printUsage writes the usage text and the flags' defaults to w.

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,7 +9,6 @@ import (
 	"strconv"
 
 	"lbsweep/experiments"
-	"lbsweep/model"
 	"lbsweep/results"
 )
 
@@ -16,34 +16,13 @@ var partRE = regexp.MustCompile(`^part-(\d+)-of-(\d+)\.parquet$`)
 
 // Merge turns the N shard files part-K-of-N.parquet in dir into dir/runs.parquet, byte-identical to the file an
 // unsharded sweep of the same spec writes with the same binary, and removes the parts. It needs no spec file: each part
-// carries its spec's text. Every part must be there, from one spec, holding exactly its shard's runs.
+// carries its spec's text. Every part must be there, from one spec, holding exactly its shard's runs. For a model with
+// a time series (model.SeriesModel) it merges the parts of the time-series table, dir/timeseries/, the same way and
+// first; each of its parts must be there too.
 func Merge(dir string) (string, error) {
-	ents, err := os.ReadDir(dir)
+	parts, n, err := findParts(dir)
 	if err != nil {
 		return "", err
-	}
-	parts := map[int]string{}
-	n := 0
-	for _, e := range ents {
-		m := partRE.FindStringSubmatch(e.Name())
-		if m == nil {
-			continue
-		}
-		k, _ := strconv.Atoi(m[1])
-		nn, _ := strconv.Atoi(m[2])
-		if n != 0 && nn != n {
-			return "", fmt.Errorf("%s: parts of %d and of %d shards: one split at a time", dir, n, nn)
-		}
-		n = nn
-		parts[k] = filepath.Join(dir, e.Name())
-	}
-	if n == 0 {
-		return "", fmt.Errorf("%s: no part-K-of-N.parquet files to merge", dir)
-	}
-	for k := range n {
-		if parts[k] == "" {
-			return "", fmt.Errorf("%s: part %d of %d is missing (is that shard still running?)", dir, k, n)
-		}
 	}
 	meta, _, err := results.ReadMeta(parts[0])
 	if err != nil {
@@ -56,49 +35,123 @@ func Merge(dir string) (string, error) {
 	if spec.SHA256 != results.Lookup(meta, results.KeySpecSHA256) {
 		return "", fmt.Errorf("%s: its spec text does not match its spec hash", parts[0])
 	}
-	cols := model.Columns(spec.Model)
+	tb := tablesOf(spec)
+	var sparts map[int]string
+	sout := filepath.Join(dir, results.SeriesDir, FileName)
+	if tb.series != nil {
+		sdir := filepath.Join(dir, results.SeriesDir)
+		var sn int
+		if sparts, sn, err = findParts(sdir); err != nil {
+			return "", fmt.Errorf("the time-series table of model %s: %w", spec.Model.Name(), err)
+		}
+		if sn != n {
+			return "", fmt.Errorf("%s: parts of %d shards, but the time-series table %s has parts of %d", dir, n, sdir, sn)
+		}
+		if err := mergeParts(sout, tb.series, spec, sparts, n); err != nil {
+			return "", err
+		}
+	}
 	out := filepath.Join(dir, FileName)
-	w, err := results.Create(out, cols, results.Provenance(spec.Text, spec.SHA256, spec.Model.Name()), 0)
-	if err != nil {
+	if err := mergeParts(out, tb.runs, spec, parts, n); err != nil {
+		if tb.series != nil {
+			os.Remove(sout) // its parts stay: the merge can be run again
+		}
 		return "", err
+	}
+	for k := range n {
+		os.Remove(parts[k])
+		if sparts != nil {
+			os.Remove(sparts[k])
+		}
+	}
+	return out, nil
+}
+
+// findParts returns the part files in dir by shard index, all of them present, and their shard count.
+func findParts(dir string) (map[int]string, int, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	parts := map[int]string{}
+	n := 0
+	for _, e := range ents {
+		m := partRE.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		k, _ := strconv.Atoi(m[1])
+		nn, _ := strconv.Atoi(m[2])
+		if n != 0 && nn != n {
+			return nil, 0, fmt.Errorf("%s: parts of %d and of %d shards: one split at a time", dir, n, nn)
+		}
+		n = nn
+		parts[k] = filepath.Join(dir, e.Name())
+	}
+	if n == 0 {
+		return nil, 0, fmt.Errorf("%s: no part-K-of-N.parquet files to merge", dir)
+	}
+	for k := range n {
+		if parts[k] == "" {
+			return nil, 0, fmt.Errorf("%s: part %d of %d is missing (is that shard still running?)", dir, k, n)
+		}
+	}
+	return parts, n, nil
+}
+
+// mergeParts writes the rows of parts[0..n-1], the shards of spec's table tb (the runs table, or the time-series table
+// when tb's metadata says so), to out, checking that each part holds its shard's runs in run order and comes from spec.
+func mergeParts(out string, tb *table, spec *experiments.Spec, parts map[int]string, n int) error {
+	series := results.Lookup(tb.meta, results.KeyTable) == results.TableSeries
+	w, err := results.Create(out, tb.cols, tb.meta, 0)
+	if err != nil {
+		return err
 	}
 	defer w.Abort()
 	for k := range n {
 		lo, hi := shardRange(spec, Shard{k, n})
-		i := lo
+		i, seen := lo, 0 // the next run (runs table), the rows read
+		order := newRunOrder(spec, lo, hi)
 		err := results.Scan(parts[k], func(meta []results.KV, cols []results.Column, rows []results.Row) error {
 			t := &results.Table{Columns: cols}
 			if results.Lookup(meta, results.KeySpecSHA256) != spec.SHA256 {
 				return fmt.Errorf("it comes from another spec than %s", parts[0])
 			}
+			if series && results.Lookup(meta, results.KeyTable) != results.TableSeries {
+				return errors.New("it is not a time-series table")
+			}
 			pc, rc := t.Col("point"), t.Col("replication")
+			if pc < 0 || rc < 0 {
+				return errors.New("no point and replication columns")
+			}
 			for _, row := range rows {
-				if i >= hi {
-					return fmt.Errorf("more runs than its shard's %d", hi-lo)
-				}
-				r := spec.Run(i)
-				if row[pc].S != r.Key || row[rc].I != int64(r.Replication) {
-					return fmt.Errorf("row %d is not run %d of its spec", i-lo, i)
+				if series {
+					if !order.next(row[pc].S, row[rc].I) {
+						return fmt.Errorf("row %d (point %s, replication %d) is not a run of its shard in run order", seen, row[pc].S, row[rc].I)
+					}
+				} else {
+					if i >= hi {
+						return fmt.Errorf("more runs than its shard's %d", hi-lo)
+					}
+					r := spec.Run(i)
+					if row[pc].S != r.Key || row[rc].I != int64(r.Replication) {
+						return fmt.Errorf("row %d is not run %d of its spec", i-lo, i)
+					}
 				}
 				if err := w.Write(row); err != nil {
 					return err
 				}
 				i++
+				seen++
 			}
 			return nil
 		})
-		if err == nil && i != hi {
+		if err == nil && !series && i != hi {
 			err = fmt.Errorf("holds %d runs, its shard has %d", i-lo, hi-lo)
 		}
 		if err != nil {
-			return "", fmt.Errorf("%s: %w", parts[k], err)
+			return fmt.Errorf("%s: %w", parts[k], err)
 		}
 	}
-	if err := w.Close(); err != nil {
-		return "", err
-	}
-	for k := range n {
-		os.Remove(parts[k])
-	}
-	return out, nil
+	return w.Close()
 }

@@ -7,31 +7,41 @@ import (
 	"testing"
 
 	"lbsweep/experiments"
+	"lbsweep/model"
 )
 
-// The README's results table is generated from the model's declarations: it must match `sweep -schema` exactly,
-// so the documentation cannot drift from the schema.
+// The README's results tables are generated from the models' declarations: each must match `sweep -schema` exactly,
+// so the documentation cannot drift from the schema. A model with a time series has a second table.
 func TestREADMESchema(t *testing.T) {
 	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
+	text := string(b)
 	for name, m := range experiments.Models {
-		begin, end := "<!-- schema:"+name+" -->\n", "<!-- /schema -->"
-		text := string(b)
-		i := strings.Index(text, begin)
-		if i < 0 {
-			t.Errorf("README.md has no %q section", begin)
-			continue
+		checkREADMETable(t, text, name, SchemaMarkdown(m))
+		if sm, ok := m.(model.SeriesModel); ok {
+			checkREADMETable(t, text, name+":timeseries", SeriesSchemaMarkdown(sm))
 		}
-		rest := text[i+len(begin):]
-		j := strings.Index(rest, end)
-		if j < 0 {
-			t.Fatalf("README.md: %q is not closed", begin)
-		}
-		if got, want := rest[:j], SchemaMarkdown(m); got != want {
-			t.Errorf("README.md schema for %s is stale; replace it with the output of `go run ./cmd/sweep -schema %s`:\n%s", name, name, want)
-		}
+	}
+}
+
+// checkREADMETable checks that the README's block <!-- schema:KEY --> ... <!-- /schema --> is want.
+func checkREADMETable(t *testing.T, text, key, want string) {
+	t.Helper()
+	begin, end := "<!-- schema:"+key+" -->\n", "<!-- /schema -->"
+	i := strings.Index(text, begin)
+	if i < 0 {
+		t.Errorf("README.md has no %q section; add it with the output of `go run ./cmd/sweep -schema %s`", begin, strings.TrimSuffix(key, ":timeseries"))
+		return
+	}
+	rest := text[i+len(begin):]
+	j := strings.Index(rest, end)
+	if j < 0 {
+		t.Fatalf("README.md: %q is not closed", begin)
+	}
+	if got := rest[:j]; got != want {
+		t.Errorf("README.md schema %s is stale; replace it with the output of `go run ./cmd/sweep -schema %s`:\n%s", key, strings.TrimSuffix(key, ":timeseries"), want)
 	}
 }
 

@@ -8,6 +8,12 @@
 // DIR/NAME/runs.parquet (or part-K-of-N.parquet for a shard, see Shard and Merge), written under a temporary name and
 // renamed, and the progress directory is removed. The dataset's bytes depend only on the spec and the binary: not on
 // the number of workers, on interruptions, or on the shard split once merged.
+//
+// A model that implements model.SeriesModel also gives each run time-series rows. They form a second table,
+// DIR/NAME/timeseries/runs.parquet (results.SeriesDir; part-K-of-N.parquet for a shard) with the columns
+// model.SeriesColumns, rows in run order and then time order, under the same rules: each chunk of rows has a series
+// chunk beside it, written first, so a run counts as finished only when both hold it; the two final files are
+// assembled the same way (the time-series table first), and Merge joins both.
 package sweep
 
 import (
@@ -45,12 +51,13 @@ type Options struct {
 
 // Summary describes a sweep. Wall-clock figures stay here (and on stderr), never in the dataset.
 type Summary struct {
-	Path     string // the Parquet file written
-	Runs     int    // runs in this sweep (or shard)
-	Resumed  int    // runs found finished from an earlier, interrupted sweep
-	UpToDate bool   // the dataset existed, from this spec and this clean build: nothing was run
-	Events   int64  // simulated events (or the model's cost estimate) of the runs done now
-	Elapsed  time.Duration
+	Path       string // the Parquet file written
+	SeriesPath string // the time-series table's file (a model.SeriesModel's), "" for other models
+	Runs       int    // runs in this sweep (or shard)
+	Resumed    int    // runs found finished from an earlier, interrupted sweep
+	UpToDate   bool   // the dataset existed, from this spec and this clean build: nothing was run
+	Events     int64  // simulated events (or the model's cost estimate) of the runs done now
+	Elapsed    time.Duration
 }
 
 // maxWorkers bounds -j: the runs are CPU-bound, so more workers than this only cost memory.
@@ -89,15 +96,23 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 		return Summary{}, err
 	}
 	path := filepath.Join(dir, fileName(o.Shard))
+	spath := filepath.Join(dir, results.SeriesDir, fileName(o.Shard))
+	tb := tablesOf(s)
 	lo, hi := shardRange(s, o.Shard)
 	sum := Summary{Path: path, Runs: hi - lo}
+	if tb.series != nil {
+		sum.SeriesPath = spath
+	}
 	results.RemoveStaleTemps(path) // a sweep killed while writing the final file left its temporary behind
+	results.RemoveStaleTemps(spath)
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return sum, fmt.Errorf("%s is a directory: the dataset file cannot be written there", path)
 	} else if err == nil {
 		meta, rows, err := results.ReadMeta(path) // the footer only: the file may be large
 		sha := results.Lookup(meta, results.KeySpecSHA256)
-		if err == nil && sha == s.SHA256 && rows == int64(hi-lo) && !o.Force && sameBinary(meta) {
+		complete := err == nil && sha == s.SHA256 && rows == int64(hi-lo)
+		seriesOK := tb.series == nil || seriesComplete(spath, s.SHA256, meta)
+		if complete && seriesOK && !o.Force && sameBinary(meta, results.Revision()) {
 			sum.UpToDate = true
 			// A sweep killed between renaming the file into place and removing its progress leaves them behind.
 			return sum, os.RemoveAll(progressDir(dir, o.Shard))
@@ -105,12 +120,14 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 		switch {
 		case err == nil && sha != s.SHA256:
 			fmt.Fprintf(o.Log, "sweep: %s: the spec changed since %s was written: it will be replaced\n", s.Name, path)
-		case err == nil && !o.Force && rows == int64(hi-lo) && results.Revision() == "unknown":
+		case complete && !seriesOK:
+			fmt.Fprintf(o.Log, "sweep: %s: %s is complete, but its time-series table %s is missing or not from the same sweep: rerunning\n", s.Name, path, spath)
+		case complete && !o.Force && results.Revision() == "unknown":
 			fmt.Fprintf(o.Log, "sweep: %s: %s is complete, but this build carries no VCS revision (go run, or GOFLAGS=-buildvcs=false), so it cannot tell the dataset is its own: rerunning (build with -buildvcs=auto, as make does, to skip up-to-date datasets)\n", s.Name, path)
 		}
 	}
 	prog := progressDir(dir, o.Shard)
-	chunks, done, err := loadProgress(prog, s, lo, hi, o.Force)
+	chunks, done, err := loadProgress(prog, s, lo, hi, o.Force, tb.series != nil)
 	if err != nil {
 		return sum, err
 	}
@@ -118,14 +135,24 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	if sum.Resumed > 0 {
 		fmt.Fprintf(o.Log, "sweep: %s: resuming: %d of %d runs already finished\n", s.Name, sum.Resumed, hi-lo)
 	}
-	cols := model.Columns(s.Model)
-	meta := results.Provenance(s.Text, s.SHA256, s.Model.Name())
-	evs, err := runRange(ctx, s, o, prog, cols, meta, done, hi, &chunks, start)
+	evs, err := runRange(ctx, s, o, prog, tb, done, hi, &chunks, start)
 	sum.Events = evs
 	if err != nil {
 		return sum, err
 	}
-	if err := concat(path, cols, meta, chunks); err != nil {
+	sort.Slice(chunks, func(i, j int) bool { return chunks[i].first < chunks[j].first })
+	if tb.series != nil { // first, as its chunks were: a dataset file without its series is never up to date
+		if err := os.MkdirAll(filepath.Dir(spath), 0o755); err != nil {
+			return sum, err
+		}
+		if err := concat(spath, tb.series, chunks, func(c chunk) string { return c.spath }); err != nil {
+			return sum, err
+		}
+	} else if err := os.Remove(spath); err == nil { // left by a spec of the same name whose model had a series
+		fmt.Fprintf(o.Log, "sweep: %s: removed %s: model %s has no time series\n", s.Name, spath, s.Model.Name())
+		os.Remove(filepath.Dir(spath)) // if empty
+	}
+	if err := concat(path, tb.runs, chunks, func(c chunk) string { return c.path }); err != nil {
 		return sum, err
 	}
 	if err := os.RemoveAll(prog); err != nil {
@@ -135,40 +162,96 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	return sum, nil
 }
 
-// sameBinary reports whether the dataset with metadata meta was written by this very build: the same clean VCS revision. A dirty or
-// unstamped build (go run, go test) never counts, so changed model code always reruns.
-func sameBinary(meta []results.KV) bool {
-	rev := results.Revision()
+// table is the schema and file metadata of one of a sweep's tables.
+type table struct {
+	cols []results.Column
+	meta []results.KV
+}
+
+// tables are what a sweep of s writes: the runs table, and the time-series table of a model.SeriesModel (nil for other
+// models).
+type tables struct {
+	runs   *table
+	series *table
+}
+
+func tablesOf(s *experiments.Spec) tables {
+	tb := tables{runs: &table{model.Columns(s.Model), results.Provenance(s.Text, s.SHA256, s.Model.Name())}}
+	if sm, ok := s.Model.(model.SeriesModel); ok {
+		tb.series = &table{model.SeriesColumns(sm), results.SeriesProvenance(s.Text, s.SHA256, s.Model.Name())}
+	}
+	return tb
+}
+
+// seriesComplete reports whether spath is a time-series table written from the spec with hash sha by the same build
+// as the runs table whose metadata is meta.
+func seriesComplete(spath, sha string, meta []results.KV) bool {
+	smeta, _, err := results.ReadMeta(spath)
+	return err == nil && results.Lookup(smeta, results.KeySpecSHA256) == sha &&
+		results.Lookup(smeta, results.KeyTable) == results.TableSeries &&
+		results.Lookup(smeta, results.KeyRevision) == results.Lookup(meta, results.KeyRevision)
+}
+
+// sameBinary reports whether the dataset with metadata meta was written by the build of revision rev (this one's,
+// results.Revision()): the same clean VCS revision. A dirty or unstamped build (go run, go test) never counts, so
+// changed model code always reruns.
+func sameBinary(meta []results.KV, rev string) bool {
 	return rev != "unknown" && !strings.HasSuffix(rev, "+dirty") && results.Lookup(meta, results.KeyRevision) == rev
 }
 
-// chunk is one progress file: the rows of runs [first, first+rows).
+// chunk is one progress file, the rows of runs [first, first+rows), and for a SeriesModel the series chunk beside it
+// holding the same runs' time-series rows (spath; "" for other models).
 type chunk struct {
-	path        string
+	path, spath string
 	first, rows int
 }
 
-// chunkName names a chunk by its first run, so the names sort in run order.
-func chunkName(first int) string { return fmt.Sprintf("chunk-%012d.parquet", first) }
+// chunkName names a chunk by its first run, so the names sort in run order; seriesChunkName names its series chunk.
+func chunkName(first int) string       { return fmt.Sprintf("chunk-%012d.parquet", first) }
+func seriesChunkName(first int) string { return "series-" + chunkName(first) }
 
 // loadProgress reads the chunks an interrupted sweep left in prog and returns them with the first run still to do.
 // The chunks must continue each other from lo and come from this spec (else an error, unless force discards them).
-func loadProgress(prog string, s *experiments.Spec, lo, hi int, force bool) ([]chunk, int, error) {
+// With series (a SeriesModel), a chunk counts only with its series chunk: the first chunk without one is removed with
+// every chunk after it, and so are series chunks left without a chunk (a kill between writing the two), so those
+// runs are redone.
+func loadProgress(prog string, s *experiments.Spec, lo, hi int, force, series bool) ([]chunk, int, error) {
 	ents, err := os.ReadDir(prog)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, lo, os.MkdirAll(prog, 0o755)
 	} else if err != nil {
 		return nil, lo, err
 	}
-	var chunks []chunk
-	next := lo
+	isChunk := func(name, prefix string) bool {
+		return strings.HasPrefix(name, prefix) && strings.HasSuffix(name, ".parquet")
+	}
+	var names []string               // chunks, in name (= run) order
+	seriesNames := map[string]bool{} // series chunks, until kept
 	for _, e := range ents {
 		name := e.Name()
-		if !strings.HasPrefix(name, "chunk-") || !strings.HasSuffix(name, ".parquet") {
+		switch {
+		case isChunk(name, "chunk-"):
+			names = append(names, name)
+		case series && isChunk(name, "series-chunk-"):
+			seriesNames[name] = true
+		default:
 			os.Remove(filepath.Join(prog, name)) // an unfinished chunk of a killed sweep: its runs are redone
-			continue
 		}
-		p := filepath.Join(prog, name)
+	}
+	var chunks []chunk
+	next := lo
+	for idx, name := range names {
+		p, sp := filepath.Join(prog, name), ""
+		if series {
+			if sname := "series-" + name; seriesNames[sname] {
+				sp = filepath.Join(prog, sname)
+			} else {
+				for _, later := range names[idx:] {
+					os.Remove(filepath.Join(prog, later))
+				}
+				break
+			}
+		}
 		t, err := results.ReadFile(p)
 		if err == nil && t.MetaValue(results.KeySpecSHA256) != s.SHA256 {
 			err = fmt.Errorf("finished runs in %s come from another version of %s", prog, s.File)
@@ -189,20 +272,89 @@ func loadProgress(prog string, s *experiments.Spec, lo, hi int, force bool) ([]c
 				}
 			}
 		}
+		if err == nil && sp != "" {
+			err = checkSeries(sp, s, next, next+len(t.Rows), t.MetaValue(results.KeyRevision))
+		}
 		if err != nil {
 			if !force {
 				return nil, lo, fmt.Errorf("%w: -force discards them", err)
 			}
 			return nil, lo, errors.Join(os.RemoveAll(prog), os.MkdirAll(prog, 0o755))
 		}
-		chunks = append(chunks, chunk{p, next, len(t.Rows)})
+		delete(seriesNames, filepath.Base(sp))
+		chunks = append(chunks, chunk{p, sp, next, len(t.Rows)})
 		next += len(t.Rows)
+	}
+	for name := range seriesNames { // not kept: past the last chunk, or from a chunk that lacked its own
+		os.Remove(filepath.Join(prog, name))
 	}
 	return chunks, next, nil
 }
 
-// runRange runs [from, to) on the worker pool and appends their rows, in order, to new chunks in prog.
-func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, cols []results.Column, meta []results.KV, from, to int, chunks *[]chunk, start time.Time) (int64, error) {
+// checkSeries checks that the time-series file path holds rows of the runs [lo, hi) of s, in run order, written from
+// s by the build of revision rev. It reads one row group at a time.
+func checkSeries(path string, s *experiments.Spec, lo, hi int, rev string) error {
+	order := newRunOrder(s, lo, hi)
+	row := 0
+	return results.Scan(path, func(meta []results.KV, cols []results.Column, rows []results.Row) error {
+		switch {
+		case results.Lookup(meta, results.KeyTable) != results.TableSeries:
+			return fmt.Errorf("not a time-series table (%s = %q)", results.KeyTable, results.Lookup(meta, results.KeyTable))
+		case results.Lookup(meta, results.KeySpecSHA256) != s.SHA256:
+			return fmt.Errorf("it comes from another version of %s", s.File)
+		case results.Lookup(meta, results.KeyRevision) != rev:
+			return fmt.Errorf("it was made by another build (revision %s, want %s)", results.Lookup(meta, results.KeyRevision), rev)
+		}
+		t := &results.Table{Columns: cols}
+		pc, rc := t.Col("point"), t.Col("replication")
+		if pc < 0 || rc < 0 {
+			return errors.New("no point and replication columns")
+		}
+		for _, r := range rows {
+			if !order.next(r[pc].S, r[rc].I) {
+				return fmt.Errorf("row %d (point %s, replication %d) is not a run of runs %d..%d in run order", row, r[pc].S, r[rc].I, lo, hi-1)
+			}
+			row++
+		}
+		return nil
+	})
+}
+
+// runOrder follows time-series rows through the runs [lo, hi) of a spec: each row must belong to the run of the row
+// before it or to a later one (a run may have any number of rows, none included).
+type runOrder struct {
+	s     *experiments.Spec
+	i, hi int
+	key   string
+	rep   int64
+}
+
+func newRunOrder(s *experiments.Spec, lo, hi int) *runOrder {
+	o := &runOrder{s: s, i: lo, hi: hi}
+	if lo < hi {
+		r := s.Run(lo)
+		o.key, o.rep = r.Key, int64(r.Replication)
+	}
+	return o
+}
+
+// next reports whether a row of run (key, rep) may come next, and moves to that run.
+func (o *runOrder) next(key string, rep int64) bool {
+	for o.i < o.hi {
+		if o.rep == rep && o.key == key {
+			return true
+		}
+		if o.i++; o.i < o.hi {
+			r := o.s.Run(o.i)
+			o.key, o.rep = r.Key, int64(r.Replication)
+		}
+	}
+	return false
+}
+
+// runRange runs [from, to) on the worker pool and appends their rows, in order, to new chunks in prog (and their
+// time-series rows to the series chunks beside them).
+func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, tb tables, from, to int, chunks *[]chunk, start time.Time) (int64, error) {
 	total := to - from
 	if total == 0 {
 		return 0, nil
@@ -215,11 +367,13 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	window := 4 * workers // runs in flight or waiting to be written, at most
+	// Runs in flight or waiting to be written, at most; a waiting run holds its row and its time series.
+	window := 4 * workers
 	type done struct {
-		i   int
-		row results.Row
-		ev  int64
+		i      int
+		row    results.Row
+		series [][]results.Cell // the model's series cells, without the identity and parameter columns
+		ev     int64
 	}
 	jobs := make(chan int)
 	out := make(chan done, window)
@@ -239,11 +393,11 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 			}
 		}
 	}()
-	evCol := colIndex(cols, "events")
+	evCol := colIndex(tb.runs.cols, "events")
 	for range workers {
 		go func() {
 			for i := range jobs {
-				row, err := runOne(s, i, cols)
+				row, series, err := runOne(s, i, tb)
 				if err != nil {
 					cancel(err)
 					return
@@ -255,7 +409,7 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 					ev = int64(s.Model.Cost(s.Run(i).Point))
 				}
 				select {
-				case out <- done{i, row, ev}:
+				case out <- done{i, row, series, ev}:
 				case <-ctx.Done():
 					return
 				}
@@ -263,15 +417,31 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 		}()
 	}
 
-	// The current chunk: opened at its first row, closed (made durable) when full, old, or at the end.
-	var w *results.Writer
+	// The current chunk: opened at its first row, closed (made durable) when full, old, or at the end. Its series
+	// chunk (sw, for a SeriesModel) is opened and closed with it, and closed first: a kill between the two leaves
+	// runs with series and no row, which loadProgress discards, never a run with a row and no series.
+	var w, sw *results.Writer
 	var cur chunk
 	var opened time.Time
+	var srow results.Row // one time-series row, reused: identity and parameters, then the model's cells
+	prefix := len(model.Identity) + len(s.Model.Params())
+	if tb.series != nil {
+		srow = make(results.Row, len(tb.series.cols))
+	}
 	closeChunk := func() error {
 		if w == nil {
 			return nil
 		}
-		err := w.Close()
+		var err error
+		if sw != nil {
+			err = sw.Close()
+			sw = nil
+		}
+		if err != nil {
+			w.Abort()
+		} else {
+			err = w.Close()
+		}
 		w = nil
 		if err != nil {
 			return err
@@ -280,6 +450,9 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 		return nil
 	}
 	defer func() {
+		if sw != nil {
+			sw.Abort()
+		}
 		if w != nil {
 			w.Abort()
 		}
@@ -319,10 +492,25 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 			}
 			delete(pending, next)
 			if w == nil {
-				cur, opened = chunk{filepath.Join(prog, chunkName(next)), next, 0}, time.Now()
+				cur, opened = chunk{path: filepath.Join(prog, chunkName(next)), first: next}, time.Now()
 				var err error
-				if w, err = results.Create(cur.path, cols, meta, 0); err != nil {
+				if tb.series != nil {
+					cur.spath = filepath.Join(prog, seriesChunkName(next))
+					if sw, err = results.Create(cur.spath, tb.series.cols, tb.series.meta, 0); err != nil {
+						return events, err
+					}
+				}
+				if w, err = results.Create(cur.path, tb.runs.cols, tb.runs.meta, 0); err != nil {
 					return events, err
+				}
+			}
+			if sw != nil {
+				copy(srow, d.row[:prefix])
+				for _, cells := range d.series {
+					copy(srow[prefix:], cells)
+					if err := sw.Write(srow); err != nil {
+						return events, err
+					}
 				}
 			}
 			if err := w.Write(d.row); err != nil {
@@ -352,16 +540,16 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 	return events, closeChunk()
 }
 
-// concat writes the chunks' rows, in order, to path (through a temporary name), one chunk in memory at a time.
-func concat(path string, cols []results.Column, meta []results.KV, chunks []chunk) error {
-	sort.Slice(chunks, func(i, j int) bool { return chunks[i].first < chunks[j].first })
-	w, err := results.Create(path, cols, meta, 0)
+// concat writes the rows of the chunk files file(c) of chunks (in run order), in order, to path (through a temporary
+// name) with the schema and metadata of tb, one row group in memory at a time.
+func concat(path string, tb *table, chunks []chunk, file func(chunk) string) error {
+	w, err := results.Create(path, tb.cols, tb.meta, 0)
 	if err != nil {
 		return err
 	}
 	defer w.Abort()
 	for _, c := range chunks {
-		err := results.Scan(c.path, func(_ []results.KV, _ []results.Column, rows []results.Row) error {
+		err := results.Scan(file(c), func(_ []results.KV, _ []results.Column, rows []results.Row) error {
 			for _, row := range rows {
 				if err := w.Write(row); err != nil {
 					return err
@@ -376,18 +564,25 @@ func concat(path string, cols []results.Column, meta []results.KV, chunks []chun
 	return w.Close()
 }
 
-// runOne simulates run i and assembles its row; a panic inside the model becomes an error naming the run.
-func runOne(s *experiments.Spec, i int, cols []results.Column) (row results.Row, err error) {
+// runOne simulates run i and assembles its row, and for a SeriesModel returns its series cells (each aligned with the
+// model's SeriesColumns); a panic inside the model becomes an error naming the run.
+func runOne(s *experiments.Spec, i int, tb tables) (row results.Row, series [][]results.Cell, err error) {
 	r := s.Run(i)
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("run %d (point %s, replication %d) panicked: %v", i, r.Key, r.Replication, p)
 		}
 	}()
-	metrics, err := s.Model.Run(r.Point, r.Seed)
-	if err != nil {
-		return nil, fmt.Errorf("run %d (point %s, replication %d): %w", i, r.Key, r.Replication, err)
+	var metrics []results.Cell
+	if sm, ok := s.Model.(model.SeriesModel); ok && tb.series != nil {
+		metrics, series, err = sm.RunSeries(r.Point, r.Seed)
+	} else {
+		metrics, err = s.Model.Run(r.Point, r.Seed)
 	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("run %d (point %s, replication %d): %w", i, r.Key, r.Replication, err)
+	}
+	cols := tb.runs.cols
 	row = make(results.Row, 0, len(cols))
 	row = append(row, results.Str(s.Name), results.Str(r.Key), results.Int(int64(r.Replication)), results.Int(int64(r.Seed.Run)))
 	for k, p := range s.Model.Params() {
@@ -395,9 +590,17 @@ func runOne(s *experiments.Spec, i int, cols []results.Column) (row results.Row,
 	}
 	row = append(row, metrics...)
 	if len(row) != len(cols) {
-		return nil, errors.New("sweep: model " + s.Model.Name() + " returned the wrong number of metrics")
+		return nil, nil, errors.New("sweep: model " + s.Model.Name() + " returned the wrong number of metrics")
 	}
-	return row, nil
+	if tb.series != nil {
+		width := len(tb.series.cols) - len(model.Identity) - len(s.Model.Params())
+		for k, cells := range series {
+			if len(cells) != width {
+				return nil, nil, fmt.Errorf("sweep: model %s: run %d (point %s, replication %d): series row %d has %d cells, want %d", s.Model.Name(), i, r.Key, r.Replication, k, len(cells), width)
+			}
+		}
+	}
+	return row, series, nil
 }
 
 func colIndex(cols []results.Column, name string) int {

@@ -16,9 +16,9 @@ import (
 
 const usage = `usage:
   plot [-results DIR] [-o OUT] SPEC.toml ...
-Renders every [[figure]] of each spec from DIR/NAME/*.parquet to OUT/NAME-FIGURE.svg and every [[table]] to
-OUT/NAME-TABLE.md, and writes OUT/REPORT.md with those tables and every [[expect]] claim of the specs given, its
-measured value and its verdict. A failed claim is reported, not an error: plot exits 0 (sweep check is the gate that
+Renders every [[figure]] of each spec from DIR/NAME/*.parquet (a timeseries figure from DIR/NAME/timeseries/) to
+OUT/NAME-FIGURE.svg and every [[table]] to OUT/NAME-TABLE.md, and writes OUT/REPORT.md with those tables and every
+[[expect]] claim of the specs given, its measured value and its verdict. A failed claim is reported, not an error: plot exits 0 (sweep check is the gate that
 exits 1).
 flags:
 `
@@ -62,8 +62,15 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 		sec := Section{Spec: spec, Verdicts: spec.Evaluate(t)}
 		for _, f := range spec.Figures {
+			tab := t
+			if f.Kind == experiments.Timeseries { // its one run's rows of the time-series table, read only now
+				if tab, err = spec.ReadSeries(*resDir, f.Where); err != nil {
+					fmt.Fprintf(stderr, "plot: %v\n", err)
+					return 1
+				}
+			}
 			var buf bytes.Buffer
-			if err := Draw(spec, f, t, &buf); err != nil {
+			if err := Draw(spec, f, tab, &buf); err != nil {
 				fmt.Fprintf(stderr, "plot: %s: %v\n", spec.File, err)
 				return 1
 			}

@@ -265,20 +265,18 @@ type errPoints struct {
 
 func (e errPoints) YError(i int) (float64, float64) { return e.lo[i], e.hi[i] }
 
-// Draw renders figure f of spec s from table t as SVG to w.
+// Draw renders figure f of spec s from table t as SVG to w. t is the runs table (Spec.ReadResults), or for a
+// Timeseries figure the time-series table, or the part of it that holds the figure's run (Spec.ReadSeries with the
+// figure's Where).
 func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writer) error {
+	if f.Kind == experiments.Timeseries {
+		return drawSeries(s, f, t, w)
+	}
 	ss, err := build(f, t)
 	if err != nil {
 		return fmt.Errorf("figure %s: %w", f.Name, err)
 	}
-	p := plot.New()
-	p.Title.Text = printable(f.Title)
-	p.Title.TextStyle.Font.Size = 10
-	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
-		ax.Label.TextStyle.Font.Size = 9
-		ax.Tick.Label.Font.Size = 8
-	}
-	p.X.Label.Text, p.Y.Label.Text = printable(f.XLabel), printable(f.YLabel)
+	p := newPlot(f)
 	if f.Kind == experiments.QueueTail {
 		if p.X.Label.Text == "" {
 			p.X.Label.Text = "i (jobs at the server, the one in service included)"
@@ -315,11 +313,7 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 	}
 	keep := func(y float64) bool { return !math.IsNaN(y) && (!logY || y >= floor) }
 
-	leg := plot.NewLegend()
-	leg.TextStyle.Font.Size = 8
-	leg.Top, leg.Left = true, true
-	leg.Padding = vg.Points(2.5)
-	leg.ThumbnailWidth = vg.Points(18)
+	leg := newLegend()
 	lowerClipped, drawn := false, 0
 	for i, sr := range ss {
 		col := palette[i%len(palette)]
@@ -427,7 +421,34 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 		p.X.Tick.Marker = decadeTicks{}
 	}
 	p.Add(plotter.NewGrid())
+	return write(p, leg, w)
+}
 
+// newPlot is a plot with figure f's title and axis labels (empty when f sets none) in the figures' font sizes.
+func newPlot(f experiments.Figure) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = printable(f.Title)
+	p.Title.TextStyle.Font.Size = 10
+	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+		ax.Label.TextStyle.Font.Size = 9
+		ax.Tick.Label.Font.Size = 8
+	}
+	p.X.Label.Text, p.Y.Label.Text = printable(f.XLabel), printable(f.YLabel)
+	return p
+}
+
+// newLegend is an empty legend in the figures' style, drawn by write in its own column.
+func newLegend() plot.Legend {
+	leg := plot.NewLegend()
+	leg.TextStyle.Font.Size = 8
+	leg.Top, leg.Left = true, true
+	leg.Padding = vg.Points(2.5)
+	leg.ThumbnailWidth = vg.Points(18)
+	return leg
+}
+
+// write draws p with legend leg beside it as a Width × Height SVG to w.
+func write(p *plot.Plot, leg plot.Legend, w io.Writer) error {
 	c := vgsvg.New(Width, Height)
 	dc := draw.New(c)
 	// The y label is drawn here, not by gonum/plot: gonum centres its glyph box at the linear midpoint of the range,
@@ -449,7 +470,7 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 	if _, err := c.WriteTo(&buf); err != nil {
 		return err
 	}
-	_, err = w.Write(bytes.ReplaceAll(buf.Bytes(), []byte("font-family:Liberation Serif;"), []byte("font-family:'Liberation Serif','Times New Roman',Times,serif;")))
+	_, err := w.Write(bytes.ReplaceAll(buf.Bytes(), []byte("font-family:Liberation Serif;"), []byte("font-family:'Liberation Serif','Times New Roman',Times,serif;")))
 	return err
 }
 
