@@ -42,7 +42,7 @@ func (s *Spec) ReadResults(root string) (*results.Table, error) {
 	return t, nil
 }
 
-// ReadSeries reads the rows of spec s's time-series table, root/NAME/timeseries/ (results.SeriesDir, written for a
+// ReadSeries reads the rows of spec s's time-series table, root/NAME/_timeseries/ (results.SeriesDir, written for a
 // model.SeriesModel), that match where (every row for nil: see results.ReadDatasetWhere, which holds only the
 // selected rows and one row group in memory). Like ReadResults it refuses a table written from another version of the
 // spec, and also one whose files are not those of the runs table beside it (runs.parquet, or the same shard parts),

@@ -244,7 +244,7 @@ type Resolver interface {
 
 // SeriesModel is implemented by models that also emit a time series per run: rows sampled over simulated time at a
 // fixed interval (e.g. the bulletin board's queue lengths, to show the herd moving). They go to a second table,
-// DIR/NAME/timeseries/, whose columns are Identity, one column per parameter, then SeriesColumns (SeriesColumns
+// DIR/NAME/_timeseries/, whose columns are Identity, one column per parameter, then SeriesColumns (SeriesColumns
 // assembles them), under the same determinism, resume and shard rules as the runs table.
 type SeriesModel interface {
 	Model

@@ -28,8 +28,9 @@ const TableSeries = "timeseries"
 
 // SeriesDir is the subdirectory of a dataset directory DIR/NAME/ holding its time-series table (written by models
 // that implement model.SeriesModel): one row per sample of a run, in files named as the runs table's beside it
-// (runs.parquet, or part-K-of-N.parquet for a shard). ReadDataset(DIR/NAME) does not read it.
-const SeriesDir = "timeseries"
+// (runs.parquet, or part-K-of-N.parquet for a shard). ReadDataset(DIR/NAME) does not read it, and neither do
+// pyarrow.dataset or arrow::open_dataset given the directory: they skip names that start with "_".
+const SeriesDir = "_timeseries"
 
 // Revision is the VCS revision this binary was built from, with "+dirty" when the work tree had changes, or
 // "unknown" when the build was not stamped (go run, go test, -buildvcs=false). It is the KeyRevision metadata.

@@ -25,7 +25,7 @@ import (
 const usage = `usage:
   sweep [-o DIR] [-j N] [-q] [-shard K/N] [-force] SPEC.toml
                                            run the experiment (or its shard K of N); writes DIR/NAME/runs.parquet
-                                           (part-K-of-N.parquet), and DIR/NAME/timeseries/ likewise for a model with
+                                           (part-K-of-N.parquet), and DIR/NAME/_timeseries/ likewise for a model with
                                            a time series; an interrupted sweep resumes where it stopped
   sweep plan [-shard N] SPEC.toml          grid size, runs, estimated events and time, the split into N shards
   sweep merge DIR/NAME                     join part-*-of-N.parquet into runs.parquet (as an unsharded sweep writes it),

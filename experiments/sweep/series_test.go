@@ -452,7 +452,7 @@ func TestSeriesSchema(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	sm := experimentstest.Series{}
-	want := SchemaMarkdown(sm) + "\nTime series (DIR/NAME/timeseries/):\n\n" + SeriesSchemaMarkdown(sm)
+	want := SchemaMarkdown(sm) + "\nTime series (DIR/NAME/_timeseries/):\n\n" + SeriesSchemaMarkdown(sm)
 	if stdout.String() != want {
 		t.Errorf("-schema %s:\n%s\nwant:\n%s", experimentstest.SeriesName, stdout.String(), want)
 	}

@@ -10,7 +10,7 @@
 // the number of workers, on interruptions, or on the shard split once merged.
 //
 // A model that implements model.SeriesModel also gives each run time-series rows. They form a second table,
-// DIR/NAME/timeseries/runs.parquet (results.SeriesDir; part-K-of-N.parquet for a shard) with the columns
+// DIR/NAME/_timeseries/runs.parquet (results.SeriesDir; part-K-of-N.parquet for a shard) with the columns
 // model.SeriesColumns, rows in run order and then time order, under the same rules: each chunk of rows has a series
 // chunk beside it, written first, so a run counts as finished only when both hold it; the two final files are
 // assembled the same way (the time-series table first), and Merge joins both.

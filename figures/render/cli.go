@@ -16,7 +16,7 @@ import (
 
 const usage = `usage:
   plot [-results DIR] [-o OUT] SPEC.toml ...
-Renders every [[figure]] of each spec from DIR/NAME/*.parquet (a timeseries figure from DIR/NAME/timeseries/) to
+Renders every [[figure]] of each spec from DIR/NAME/*.parquet (a timeseries figure from DIR/NAME/_timeseries/) to
 OUT/NAME-FIGURE.svg and every [[table]] to OUT/NAME-TABLE.md, and writes OUT/REPORT.md with those tables and every
 [[expect]] claim of the specs given, its measured value and its verdict. A failed claim is reported, not an error: plot exits 0 (sweep check is the gate that
 exits 1).
