@@ -17,6 +17,8 @@
 // scalar functions return NaN and tail functions return a slice of k NaNs. A
 // structural argument that no caller should ever produce (d < 1, n < 1, k < 0)
 // is a programmer error and panics with a message starting "analytic: ".
+// BulletinBoardFluid, which iterates to a steady state and can fail, returns
+// an error instead of NaN.
 //
 // # Model families
 //
@@ -40,4 +42,9 @@
 //     fluid limits of greedy d-choice and of Voecking's always-go-left (RK4),
 //     and the leading-order asymptotic max loads. Azar, Broder, Karlin and
 //     Upfal, SIAM J. Comput. 29(1), 1999; Voecking, JACM 50(4), 2003.
+//   - board.go: JSQ(d) and JSQ reading a stale bulletin board, refreshed
+//     periodically or per server, in the fluid limit: the attracting cycle
+//     of the phase map (transient M/M/1 by uniformization) or the fixed
+//     point of the individual-refresh equations. Mitzenmacher, "How Useful
+//     Is Old Information?", PODC 1997 and IEEE TPDS 11(1), 2000.
 package analytic
