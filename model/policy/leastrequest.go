@@ -26,15 +26,16 @@ const leastRequestDoc = "Envoy's least request: equal weights: choice_count host
 //     react and never draining a host. Envoy starts a new schedule after a pseudo-random number of picks so that
 //     proxies do not move in lockstep; with one balancer that offset is left out (all deadlines start at 1/weight).
 type leastRequest struct {
-	choices  int
 	fullScan bool
 	bias     float64
 	weight   []float64 // nil: equal weights
 	edf      edf
+	nChoices jsqd // equal weights, N_CHOICES
 }
 
 func newLeastRequest(a Args, s Servers) Policy {
-	p := &leastRequest{choices: a.ChoiceCount, fullScan: a.FullScan, bias: a.ActiveRequestBias}
+	p := &leastRequest{fullScan: a.FullScan, bias: a.ActiveRequestBias,
+		nChoices: jsqd{d: a.ChoiceCount, replace: true}}
 	if s.Weight != nil {
 		for _, w := range s.Weight[1:] {
 			if w != s.Weight[0] {
@@ -51,7 +52,7 @@ func newLeastRequest(a Args, s Servers) Policy {
 	return p
 }
 
-func (p *leastRequest) Pick(l *sim.Levels, r *sim.Rand, _ float64) int {
+func (p *leastRequest) Pick(l *sim.Levels, r *sim.Rand, now float64) int {
 	if p.weight != nil {
 		return p.edf.pickAndAdd(func(k int32) float64 {
 			w, active := p.weight[k], float64(l.Len(int(k)))+1
@@ -80,15 +81,7 @@ func (p *leastRequest) Pick(l *sim.Levels, r *sim.Rand, _ float64) int {
 		}
 		return best
 	}
-	best := r.IntN(n)
-	bq := l.Len(best)
-	for range p.choices - 1 {
-		k := r.IntN(n)
-		if q := l.Len(k); q < bq {
-			best, bq = k, q
-		}
-	}
-	return best
+	return p.nChoices.Pick(l, r, now) // N_CHOICES is JSQ(d) with replacement, d = choice_count
 }
 
 // edf is Envoy's EdfScheduler (source/common/upstream/edf_scheduler.h): a binary min-heap of (deadline, insertion
