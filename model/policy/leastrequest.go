@@ -18,7 +18,7 @@ const leastRequestDoc = "Envoy's least request: equal weights: choice_count host
 //   - equal weights, N_CHOICES (unweightedHostPickNChoices): choice_count hosts drawn uniformly with replacement; the
 //     first is the candidate and a later sample replaces it only with strictly fewer active requests;
 //   - equal weights, FULL_SCAN (unweightedHostPickFullScan): every host in order, the least active kept, ties
-//     broken uniformly by reservoir sampling (as Envoy's main branch; the first FULL_SCAN release kept the first);
+//     broken uniformly by reservoir sampling (Envoy PR #31507, released in 1.30);
 //   - unequal weights (EdfLoadBalancerBase with hostWeight()): an earliest-deadline-first schedule. Each host holds a
 //     deadline; a pick takes the earliest (ties: earliest inserted), sets the schedule's clock to it and re-inserts
 //     the host with deadline clock + 1/w', w' = weight/(active+1)^active_request_bias computed at the pick. Other
