@@ -277,7 +277,7 @@ var Identity = []results.Column{
 	{Name: "experiment", Type: results.String, Doc: "the spec's name"},
 	{Name: "point", Type: results.String, Doc: "stable id of the grid point: its set (non-null) parameters as name=value pairs in column order"},
 	{Name: "replication", Type: results.Int64, Doc: "replication index, 0 ≤ replication < replications"},
-	{Name: "seed", Type: results.Int64, Doc: "the run's seed, derived from (root seed, the point without its policy parameters, replication)"},
+	{Name: "seed", Type: results.Int64, Doc: "the run's seed, derived from (root seed, the point without its policy and twin parameters, replication)"},
 }
 
 // Columns is the full schema of model m's datasets: Identity, one column per parameter, then m's metrics. It is the
