@@ -17,6 +17,7 @@ type outcome struct {
 	all, ok     *sim.Sojourns // latencies of all measured responses, and of the successes
 	sent        []int64       // measured requests per server
 	sentBroken  int64
+	sentFastest int64 // to the servers with the lowest configured latency
 	sampler     bool  // the policy reports its candidates
 	samples     int64 // measured picks with a broken server among ≥ 2 candidates
 	won         int64 // of those, picks of a broken server
@@ -82,12 +83,17 @@ func (c *class) duration(r *sim.Rand) float64 {
 // simulate runs the event-driven simulation described in the package doc.
 func simulate(c config, s sim.Streams, pol policy.Policy) outcome {
 	var servers []server
-	var broken []bool
+	var broken, fastest []bool
+	quickest := math.Inf(1)
+	for _, cl := range c.classes {
+		quickest = min(quickest, cl.latency())
+	}
 	for i := range c.classes {
 		cl := &c.classes[i]
 		for range cl.count {
 			servers = append(servers, server{class: cl, slots: make(slotClock, cl.slots)})
 			broken = append(broken, !cl.healthy)
+			fastest = append(fastest, cl.latency() == quickest)
 		}
 	}
 	n := len(servers)
@@ -156,6 +162,9 @@ func simulate(c config, s sim.Streams, pol policy.Policy) outcome {
 			out.sent[k]++
 			if broken[k] {
 				out.sentBroken++
+			}
+			if fastest[k] {
+				out.sentFastest++
 			}
 			if out.sampler {
 				if cand := sampler.Candidates(); len(cand) >= 2 && brokenIn(cand, broken) {

@@ -122,6 +122,7 @@ const (
 	mP99SuccessLatency
 	mShares
 	mBrokenShare
+	mFastestShare
 	mBrokenSamples
 	mBrokenWinRate
 	mPeakOutstanding
@@ -181,6 +182,7 @@ var metrics = []results.Column{
 	mP99SuccessLatency:  {Name: "p99_success_latency", Type: results.Float64, Unit: tick, Doc: "99th-percentile latency of the successful responses only, relative error ≤ 0.1%; null when none"},
 	mShares:             {Name: "shares", Type: results.Float64List, Doc: "element k: the fraction of measured requests sent to server k, in server order (the classes' servers in list order)"},
 	mBrokenShare:        {Name: "broken_share", Type: results.Float64, Doc: "the fraction of measured requests sent to broken servers (healthy = false); 0 in the healthy world"},
+	mFastestShare:       {Name: "fastest_share", Type: results.Float64, Doc: "the fraction of measured requests sent to the servers that answer fastest by configuration (the lowest mean, or error latency when broken): what a latency-aware policy seeks; in seed 000's twin worlds the fast backend's share, healthy or broken"},
 	mBrokenSamples:      {Name: "broken_samples", Type: results.Int64, Doc: "measured picks whose candidates (policy.Sampler: the d sampled, or every server) held a broken server among two or more; null for policies that do not compare candidates, and with no broken server"},
 	mBrokenWinRate:      {Name: "broken_win_rate", Type: results.Float64, Doc: "of those picks, the fraction that went to a broken server (seed 000 §6.3's won|sampled); null when broken_samples is 0 or null (so for d = 1)"},
 	mPeakOutstanding:    {Name: "peak_outstanding", Type: results.Int64, Unit: "requests", Doc: "the most outstanding requests (queued and in service) at any one server in [warmup, horizon)"},
@@ -459,6 +461,10 @@ func (o outcome) cells(th [2]results.Cell) []results.Cell {
 	row[mP99SuccessLatency] = nullIfNaN(o.ok.Quantile(0.99))
 	row[mShares] = results.List(shares)
 	row[mBrokenShare] = results.Float(brokenShare)
+	row[mFastestShare] = results.Float(0)
+	if req > 0 {
+		row[mFastestShare] = results.Float(float64(o.sentFastest) / float64(req))
+	}
 	row[mBrokenSamples], row[mBrokenWinRate] = results.Null(), results.Null()
 	if o.sampler {
 		row[mBrokenSamples] = results.Int(o.samples)

@@ -169,6 +169,9 @@ func TestAccounting(t *testing.T) {
 		row[mGoodputFraction].F != got {
 		t.Errorf("goodput fraction %v, broken share %v: they must add to 1", got, row[mBrokenShare].F)
 	}
+	if row[mFastestShare].F != row[mBrokenShare].F {
+		t.Errorf("the broken server answers fastest, yet fastest_share %v ≠ broken_share %v", row[mFastestShare].F, row[mBrokenShare].F)
+	}
 	if row[mTheoryBrokenShare].F != 0.25 || row[mTheorySource].S != SourceLoadBlind {
 		t.Errorf("theory %+v %+v, want 0.25 (%s)", row[mTheoryBrokenShare], row[mTheorySource], SourceLoadBlind)
 	}
