@@ -470,6 +470,11 @@ func (d *decoder) conds(cols []results.Column, m map[string]any, table string, i
 }
 
 func cellOf(t results.Type, v any) (results.Cell, string) {
+	// TOML has no null: "null" selects the rows where a non-string column is null (d = "null": the policies that
+	// take no d, or a scoring policy scanning every server).
+	if s, ok := v.(string); ok && s == "null" && t != results.String {
+		return results.Null(), ""
+	}
 	switch t {
 	case results.Int64:
 		if x, ok := v.(int64); ok {
