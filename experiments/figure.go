@@ -470,6 +470,12 @@ func (d *decoder) conds(cols []results.Column, m map[string]any, table string, i
 }
 
 func cellOf(t results.Type, v any) (results.Cell, string) {
+	// TOML has no null: "null" selects the rows where the column is null (d = "null": the policies that take no d,
+	// or a scoring policy scanning every server; observe = "null": the policies that take no observe). No column
+	// holds the string "null": names are snake_case choices, never that word.
+	if s, ok := v.(string); ok && s == "null" {
+		return results.Null(), ""
+	}
 	switch t {
 	case results.Int64:
 		if x, ok := v.(int64); ok {

@@ -81,6 +81,10 @@ func Key(ps []model.Param, p model.Point) string {
 }
 
 func key(ps []model.Param, p model.Point, keep func(model.Param) bool) string {
+	return keyFormat(ps, p, keep, model.Param.Format)
+}
+
+func keyFormat(ps []model.Param, p model.Point, keep func(model.Param) bool, format func(model.Param, model.Value) string) string {
 	var b strings.Builder
 	for i, prm := range ps {
 		if !keep(prm) || !p[i].Valid {
@@ -91,7 +95,7 @@ func key(ps []model.Param, p model.Point, keep func(model.Param) bool) string {
 		}
 		b.WriteString(prm.Name)
 		b.WriteByte('=')
-		b.WriteString(prm.Format(p[i]))
+		b.WriteString(format(prm, p[i]))
 	}
 	return b.String()
 }
@@ -108,12 +112,13 @@ func hash64(parts ...string) uint64 {
 	return binary.BigEndian.Uint64(h.Sum(nil))
 }
 
-// RunSeed derives a run's seed from the root seed, the point's key without its policy parameters, and the
-// replication; and the policy part from the policy parameters alone. So the seeds of a point do not depend on its
-// index in the grid or on other axes' values, and policies compared at the same point share arrivals and service
-// streams (common random numbers). Run is masked to 63 bits so it fits the int64 `seed` column.
+// RunSeed derives a run's seed from the root seed, the point's key without its policy parameters and its twin
+// parameters and fields (model.Param.Twin), and the replication; and the policy part from the policy parameters
+// alone. So the seeds of a point do not depend on its index in the grid or on other axes' values, policies compared
+// at the same point share arrivals and service streams (common random numbers), and twin worlds share every stream.
+// Run is masked to 63 bits so it fits the int64 `seed` column.
 func RunSeed(root int64, ps []model.Param, p model.Point, replication int) model.Seed {
-	env := key(ps, p, func(prm model.Param) bool { return !prm.Policy })
+	env := keyFormat(ps, p, func(prm model.Param) bool { return !prm.Policy && !prm.Twin }, model.Param.SeedFormat)
 	pol := key(ps, p, func(prm model.Param) bool { return prm.Policy })
 	return model.Seed{
 		Run:    hash64("lbsweep-run-v1", fmt.Sprint(root), env, fmt.Sprint(replication)) >> 1,

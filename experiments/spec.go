@@ -24,6 +24,7 @@ import (
 
 	"lbsweep/model"
 	"lbsweep/model/bins"
+	"lbsweep/model/fleet"
 	"lbsweep/model/policy"
 	"lbsweep/model/supermarket"
 	"lbsweep/model/wrrseq"
@@ -35,6 +36,7 @@ var Models = map[string]model.Model{
 	"bulletin_board":  supermarket.BulletinBoard{},
 	"balls_into_bins": bins.Model{},
 	"wrr_sequence":    wrrseq.Model{},
+	"fleet":           fleet.Model{},
 }
 
 // ModelNames returns the registered model names, sorted.

@@ -119,9 +119,9 @@ func TestParseBadInput(t *testing.T) {
 		{name: "missing value", old: "seed = 1", new: "seed =", line: 3, want: "TOML syntax"},
 
 		// Unknown names.
-		{name: "unknown policy", old: `"random"`, new: `"randon"`, key: "sweep.policy", line: 13, want: `element 1: unknown policy "randon" (valid: random, round_robin, jsq_d, jsq, smooth_wrr, wrr_expanded, least_request, peak_ewma)`},
+		{name: "unknown policy", old: `"random"`, new: `"randon"`, key: "sweep.policy", line: 13, want: `element 1: unknown policy "randon" (valid: random, round_robin, jsq_d, jsq, smooth_wrr, wrr_expanded, least_request, peak_ewma, least_outstanding, ewma, ewma_success)`},
 		{name: "unknown policy in table", old: `name = "jsq_d"`, new: `name = "jsqd"`, key: "sweep.policy", line: 13, want: `unknown policy "jsqd"`},
-		{name: "unknown model", old: `model = "supermarket"`, new: `model = "supermarkt"`, key: "model", line: 2, want: `unknown model "supermarkt" (models: balls_into_bins, bulletin_board, supermarket, wrr_sequence)`},
+		{name: "unknown model", old: `model = "supermarket"`, new: `model = "supermarkt"`, key: "model", line: 2, want: `unknown model "supermarkt" (models: balls_into_bins, bulletin_board, fleet, supermarket, wrr_sequence)`},
 		{name: "model not a string", old: `model = "supermarket"`, new: `model = 1`, key: "model", line: 2, want: "expected a string"},
 
 		// Missing required keys: no line to point at.
@@ -684,7 +684,7 @@ func TestKeyFormat(t *testing.T) {
 	for _, p := range ps {
 		names = append(names, p.Name)
 	}
-	if got := strings.Join(names, ","); got != "n,servers,lambda,load,horizon,warmup,policy,d,replacement,choice_count,full_scan,active_request_bias,tau,default_rtt" {
+	if got := strings.Join(names, ","); got != "n,servers,lambda,load,horizon,warmup,policy,d,replacement,choice_count,full_scan,active_request_bias,tau,default_rtt,tie,alpha,observe" {
 		t.Fatalf("parameter (column) order %s", got)
 	}
 	want := []string{

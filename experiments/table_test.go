@@ -132,3 +132,44 @@ less_than = { weights = [3, 2] }
 		}
 	}
 }
+
+// "null" selects the rows where a column is null: jsq_d's d = 2 is not the d of random (null).
+func TestNullSelects(t *testing.T) {
+	s, err := parseNoPanic(t, "n.toml", specBase+`
+[[expect]]
+source = "s"
+where = { d = "null" }
+metric = "jobs"
+less_than = { d = 2 }
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := s.Expects[0].Where; len(c) != 1 || c[0].Value.Valid || c[0].Text != "null" {
+		t.Fatalf("where = %+v, want d null", c)
+	}
+	cols := model.Columns(s.Model)
+	tb := &results.Table{Columns: cols}
+	for _, r := range []struct {
+		d    results.Cell
+		jobs int64
+	}{{results.Null(), 1}, {results.Int(2), 5}} {
+		row := make(results.Row, len(cols))
+		for j, col := range cols {
+			switch col.Name {
+			case "d":
+				row[j] = r.d
+			case "jobs":
+				row[j] = results.Int(r.jobs)
+			}
+		}
+		tb.Rows = append(tb.Rows, row)
+	}
+	if v := s.Evaluate(tb)[0]; !v.Pass || v.Measured.N != 1 || v.Measured.Mean != 1 {
+		t.Errorf("verdict %+v, want a pass on the one row with d null", v)
+	}
+	s, err = parseNoPanic(t, "n.toml", specBase+"\n[[table]]\nname = \"t\"\nmetrics = [\"jobs\"]\nwhere = { policy = \"null\" }\n")
+	if err != nil || s.Tables[0].Where[0].Value.Valid {
+		t.Errorf("policy = \"null\" on a string column: %v, %+v; want a null selection", err, s.Tables[0].Where)
+	}
+}

@@ -72,6 +72,12 @@ type Param struct {
 	// Fields are a Records parameter's keys, in canonical order: scalar kinds (Int, Float, Bool, Enum) only, each with
 	// its Default (or Optional, or required when neither).
 	Fields []Param
+	// Twin marks a parameter, or a field of a Records parameter, that is left out of the run seed: runs that differ
+	// only in twin parameters share every random stream, so they are twin worlds driven by the same random numbers
+	// (seed 000 §6.1: flipping a server's health must change no draw, so that any difference in routing is the
+	// policy's). A parameter that a Resolver fills in from a twin field must be Twin too. The point's key (its
+	// `point` column) still holds every parameter.
+	Twin bool
 }
 
 // Value is one parameter value; the field matching the parameter's Kind holds it (Enum: I is the choice index; List:
@@ -101,7 +107,12 @@ func RecordsValue(v []Record) Value { return Value{Valid: true, R: v} }
 // (strconv 'g', -1), booleans as true/false, enums as the choice's name, null as "null"; lists as "[5, 1, 1]";
 // records as inline TOML "[{count = 20, rate = 0.5}, {count = 80, rate = 1}]" with the fields in Fields order and
 // unset optional fields left out. Canonical keys and seeds are built from it, so it never changes.
-func (p Param) Format(v Value) string {
+func (p Param) Format(v Value) string { return p.format(v, false) }
+
+// SeedFormat is Format without the Twin fields of a Records value: the text a run's seed is derived from.
+func (p Param) SeedFormat(v Value) string { return p.format(v, true) }
+
+func (p Param) format(v Value, skipTwins bool) string {
 	if !v.Valid {
 		return "null"
 	}
@@ -127,7 +138,7 @@ func (p Param) Format(v Value) string {
 			b.WriteByte('{')
 			first := true
 			for j, f := range p.Fields {
-				if j >= len(r) || !r[j].Valid {
+				if j >= len(r) || !r[j].Valid || skipTwins && f.Twin {
 					continue
 				}
 				if !first {
@@ -266,7 +277,7 @@ var Identity = []results.Column{
 	{Name: "experiment", Type: results.String, Doc: "the spec's name"},
 	{Name: "point", Type: results.String, Doc: "stable id of the grid point: its set (non-null) parameters as name=value pairs in column order"},
 	{Name: "replication", Type: results.Int64, Doc: "replication index, 0 ≤ replication < replications"},
-	{Name: "seed", Type: results.Int64, Doc: "the run's seed, derived from (root seed, the point without its policy parameters, replication)"},
+	{Name: "seed", Type: results.Int64, Doc: "the run's seed, derived from (root seed, the point without its policy and twin parameters, replication)"},
 }
 
 // Columns is the full schema of model m's datasets: Identity, one column per parameter, then m's metrics. It is the

@@ -188,6 +188,9 @@ func build(f experiments.Figure, t *results.Table) ([]series, error) {
 			var xs []float64
 			for _, r := range rs {
 				x := num(t, r, xcol, 0, math.NaN())
+				if math.IsNaN(x) { // x is null here (a policy that takes no d): nothing to place on the axis
+					continue
+				}
 				if _, ok := byX[x]; !ok {
 					xs = append(xs, x)
 				}
@@ -208,6 +211,9 @@ func build(f experiments.Figure, t *results.Table) ([]series, error) {
 					}
 					s.theory[c] = append(s.theory[c], meanOf(ths))
 				}
+			}
+			if len(s.x) == 0 {
+				continue // every row of this series has a null x
 			}
 		}
 		out = append(out, s)

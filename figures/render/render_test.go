@@ -157,3 +157,23 @@ func TestDecadeTicks(t *testing.T) {
 		t.Errorf("labels = %q", got)
 	}
 }
+
+// Rows whose x is null (random takes no d) are left out of a metric figure, and a series with no x at all is not
+// drawn: the figure over d shows jsq_d alone.
+func TestNullX(t *testing.T) {
+	s, err := experiments.Parse("fig.toml", strings.Replace(figSpec, `x = "lambda"`, `x = "d"`, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := build(s.Figures[1], table(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ss) != 1 || !strings.HasPrefix(ss[0].label, "jsq_d") || len(ss[0].x) != 1 || ss[0].x[0] != 2 {
+		t.Fatalf("series %+v, want jsq_d alone at d = 2", ss)
+	}
+	var buf bytes.Buffer
+	if err := Draw(s, s.Figures[1], table(t, s), &buf); err != nil || strings.Contains(buf.String(), "NaN") {
+		t.Errorf("draw: %v (NaN in the SVG: %v)", err, strings.Contains(buf.String(), "NaN"))
+	}
+}

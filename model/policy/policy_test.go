@@ -30,24 +30,27 @@ func levelsOf(lengths ...int) *sim.Levels {
 	return l
 }
 
-// variant is one registered policy with one choice of arguments.
+// variant is one registered policy with one choice of arguments. ordered marks a variant that breaks ties by list
+// order (a scoring policy with tie = first and no d): when all servers look alike it picks server 0, by design.
 type variant struct {
-	name string
-	e    Entry
-	a    Args
+	name    string
+	e       Entry
+	a       Args
+	ordered bool
 }
 
 // defaultArgs are the Params defaults, and tau = 10 (peak_ewma requires it).
-var defaultArgs = Args{ChoiceCount: 2, ActiveRequestBias: 1, DefaultRTT: 1, Tau: 10}
+var defaultArgs = Args{ChoiceCount: 2, ActiveRequestBias: 1, DefaultRTT: 1, Tau: 10, Alpha: 0.2}
 
 // variants lists every registry entry with the arguments worth testing at n servers: jsq_d with d ∈ {1, 2, 3, n}
-// (those ≤ n) and replacement false and true; least_request with choice_count 1, 2, 3 and full scan; the others with
-// the default arguments.
+// (those ≤ n) and replacement false and true; least_request with choice_count 1, 2, 3 and full scan; the scoring
+// policies (least_outstanding, ewma, ewma_success) with no d and d ∈ {1, 2, 3, n}, each with tie first and random,
+// and the EWMA ones also observing at dispatch; the others with the default arguments.
 func variants(n int) []variant {
 	var vs []variant
 	for _, e := range Registry {
 		switch {
-		case e.Takes("d"):
+		case e.Takes("replacement"):
 			for _, d := range slices.Compact([]int{1, 2, 3, n}) {
 				if d > n {
 					continue
@@ -55,20 +58,36 @@ func variants(n int) []variant {
 				for _, repl := range []bool{false, true} {
 					a := defaultArgs
 					a.D, a.Replacement = d, repl
-					vs = append(vs, variant{fmt.Sprintf("%s(d=%d,replacement=%v)", e.Name, d, repl), e, a})
+					vs = append(vs, variant{name: fmt.Sprintf("%s(d=%d,replacement=%v)", e.Name, d, repl), e: e, a: a})
+				}
+			}
+		case e.Takes("tie"):
+			for _, d := range slices.Compact([]int{0, 1, 2, 3, n}) {
+				if d > n {
+					continue
+				}
+				for _, tie := range []Tie{TieFirst, TieRandom} {
+					a := defaultArgs
+					a.D, a.Tie = d, tie
+					name := fmt.Sprintf("%s(d=%d,tie=%d)", e.Name, d, tie)
+					vs = append(vs, variant{name: name, e: e, a: a, ordered: d == 0 && tie == TieFirst})
+					if e.Takes("observe") {
+						a.Observe = ObserveDispatch
+						vs = append(vs, variant{name: name + "(observe=dispatch)", e: e, a: a, ordered: d == 0 && tie == TieFirst})
+					}
 				}
 			}
 		case e.Takes("choice_count"):
 			for _, c := range []int{1, 2, 3} {
 				a := defaultArgs
 				a.ChoiceCount = c
-				vs = append(vs, variant{fmt.Sprintf("%s(choice_count=%d)", e.Name, c), e, a})
+				vs = append(vs, variant{name: fmt.Sprintf("%s(choice_count=%d)", e.Name, c), e: e, a: a})
 			}
 			a := defaultArgs
 			a.FullScan = true
-			vs = append(vs, variant{e.Name + "(full_scan)", e, a})
+			vs = append(vs, variant{name: e.Name + "(full_scan)", e: e, a: a})
 		default:
-			vs = append(vs, variant{e.Name, e, defaultArgs})
+			vs = append(vs, variant{name: e.Name, e: e, a: defaultArgs})
 		}
 	}
 	return vs
@@ -160,7 +179,8 @@ func TestRegistryDeterministic(t *testing.T) {
 }
 
 // TestRegistryUniformWhenAlike: when every server has the same queue (all empty, all at 3), every policy spreads its
-// picks uniformly (chi-square goodness of fit over n = 10 servers).
+// picks uniformly (chi-square goodness of fit over n = 10 servers), except the variants that break ties by list
+// order, which pick server 0 every time.
 func TestRegistryUniformWhenAlike(t *testing.T) {
 	const n = 10
 	for _, q := range []int{0, 3} {
@@ -172,6 +192,13 @@ func TestRegistryUniformWhenAlike(t *testing.T) {
 		for i, v := range variants(n) {
 			r := sim.NewRand(uint64(q), uint64(i))
 			counts := histogram(v.e.New(v.a, Servers{N: n}), l, r)
+			if v.ordered {
+				if counts[0] != picks {
+					t.Errorf("all at %d, %s: ties by list order, but only %d of %d picks went to server 0: %v", q, v.name,
+						counts[0], picks, counts)
+				}
+				continue
+			}
 			if stat, crit := chiSquare(t, counts, uniform(n)); stat > crit {
 				t.Errorf("all at %d, %s: chi-square %.1f > %.1f (alpha %v): counts %v", q, v.name, stat, crit, alpha,
 					counts)

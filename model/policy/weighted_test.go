@@ -240,14 +240,26 @@ func TestPeakEWMARule(t *testing.T) {
 	}
 }
 
-// Only policies that learn from responses observe them.
+// Only policies that learn from responses observe them; only the seed's EWMA policies see outcomes and can foresee;
+// only the scoring policies report their candidates.
 func TestObservers(t *testing.T) {
 	for _, e := range Registry {
 		a := defaultArgs
 		a.D = 1
-		_, observes := e.New(a, Servers{N: 3}).(Observer)
-		if want := e.Name == "peak_ewma"; observes != want {
+		p := e.New(a, Servers{N: 3})
+		_, observes := p.(Observer)
+		_, outcomes := p.(OutcomeObserver)
+		_, foresees := p.(Foreseer)
+		_, samples := p.(Sampler)
+		seeds := e.Name == "ewma" || e.Name == "ewma_success"
+		if want := e.Name == "peak_ewma" || seeds; observes != want {
 			t.Errorf("%s: Observer = %v, want %v", e.Name, observes, want)
+		}
+		if outcomes != seeds || foresees != seeds {
+			t.Errorf("%s: OutcomeObserver = %v, Foreseer = %v, want %v", e.Name, outcomes, foresees, seeds)
+		}
+		if want := seeds || e.Name == "least_outstanding"; samples != want {
+			t.Errorf("%s: Sampler = %v, want %v", e.Name, samples, want)
 		}
 	}
 }

@@ -107,8 +107,12 @@ func (BulletinBoard) Check(p model.Point, allowUnstable bool) (warnings []string
 		return nil, model.Issue{Param: "track", Message: fmt.Sprintf("%d: need 0 ≤ track ≤ 64", p[bTrack].I)}
 	}
 	entry := policy.Registry[p[bPolicy].I]
-	if err := entry.Check(policy.ArgsOf(boardParams, p), policy.Servers{N: int(n)}); err != nil {
+	args := policy.ArgsOf(boardParams, p)
+	if err := entry.Check(args, policy.Servers{N: int(n)}); err != nil {
 		return nil, err
+	}
+	if entry.Foresees(args) {
+		return nil, errNoForesight
 	}
 	if lambda >= 1 {
 		msg := fmt.Sprintf("λ = %v ≥ 1: the system is unstable (queues grow without bound)", lambda)

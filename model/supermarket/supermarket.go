@@ -160,6 +160,28 @@ func serversOf(p model.Point) servers {
 	return s
 }
 
+// policyServers is what a policy knows of the servers: their weights, and their mean service times 1/μ as the
+// configured latencies (nil when all are 1).
+func (s servers) policyServers() policy.Servers {
+	ps := policy.Servers{N: s.n, Weight: s.weight}
+	if s.rate != nil {
+		ps.Latency = make([]float64, s.n)
+		for k, mu := range s.rate {
+			ps.Latency[k] = 1 / mu
+		}
+	} else if s.mu != 1 {
+		ps.Latency = make([]float64, s.n)
+		for k := range ps.Latency {
+			ps.Latency[k] = 1 / s.mu
+		}
+	}
+	return ps
+}
+
+// errNoForesight refuses observe = dispatch: the CTMC engine draws a job's departure only when it happens, so no
+// latency is known at dispatch (see policy.Foreseer; the fleet model can run it).
+var errNoForesight = model.Issue{Param: "observe", Message: "dispatch: this model learns a job's latency only when it completes (observe = \"completion\"); the fleet model can observe at dispatch"}
+
 // capacity is the total service rate Σμ.
 func (s servers) capacity() float64 {
 	c := 0.0
@@ -249,12 +271,16 @@ func (Model) Check(p model.Point, allowUnstable bool) (warnings []string, err er
 	}
 	srv := serversOf(p)
 	entry := policy.Registry[p[pPolicy].I]
-	if err := entry.Check(policy.ArgsOf(params, p), policy.Servers{N: srv.n, Weight: srv.weight}); err != nil {
+	args := policy.ArgsOf(params, p)
+	if err := entry.Check(args, srv.policyServers()); err != nil {
 		if is, ok := err.(model.Issue); ok && is.Param == "weights" {
 			is.Param, is.Message = "servers", "weights: "+is.Message
 			return nil, is
 		}
 		return nil, err
+	}
+	if entry.Foresees(args) {
+		return nil, errNoForesight
 	}
 	if why := instability(p, srv); why != "" {
 		param := "lambda"
@@ -350,7 +376,7 @@ func (Model) Cost(p model.Point) float64 { return 2 * p[pLambda].F * float64(p[p
 func (Model) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
 	srv := serversOf(p)
 	cfg := config{n: srv.n, lambda: p[pLambda].F, horizon: p[pHorizon].F, warmup: p[pWarmup].F, mu: srv.mu, rate: srv.rate}
-	pol := policy.Registry[p[pPolicy].I].New(policy.ArgsOf(params, p), policy.Servers{N: srv.n, Weight: srv.weight})
+	pol := policy.Registry[p[pPolicy].I].New(policy.ArgsOf(params, p), srv.policyServers())
 	streams := sim.NewStreams(seed)
 	out := simulate(cfg, streams, newFresh(pol, streams))
 	unstable := instability(p, srv) != ""

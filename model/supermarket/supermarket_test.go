@@ -2,6 +2,8 @@ package supermarket
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"lbsweep/analytic"
@@ -63,8 +65,11 @@ func finish(t testing.TB, p model.Point, d int, replacement, allowUnstable bool)
 			p[i] = params[i].Default
 		}
 	}
-	if e.Takes("d") {
-		p[pD], p[pReplacement] = model.IntValue(int64(d)), model.BoolValue(replacement)
+	if e.Takes("d") && (d > 0 || slices.Contains(e.Required, "d")) {
+		p[pD] = model.IntValue(int64(d))
+	}
+	if e.Takes("replacement") {
+		p[pReplacement] = model.BoolValue(replacement)
 	}
 	if e.Takes("tau") {
 		p[model.Index(params, "tau")] = model.FloatValue(10)
@@ -310,5 +315,18 @@ func TestTheoryNullWhereNoneApplies(t *testing.T) {
 	row, _ = Model{}.Run(p, model.Seed{Run: 1})
 	if row[mTheoryMean].Valid {
 		t.Error("λ ≥ 1: theory_mean_sojourn should be null")
+	}
+}
+
+// The CTMC engine knows a job's latency only when it departs, so the seed's observe = dispatch is refused; the seed's
+// EWMA policies otherwise run, observing at completion.
+func TestObserveAtDispatchRefused(t *testing.T) {
+	p := point(t, 4, 0.5, 100, 0, "ewma", 0, false)
+	p[model.Index(params, "observe")] = model.IntValue(int64(policy.ObserveDispatch))
+	if _, err := (Model{}).Check(p, false); err == nil || !strings.Contains(err.Error(), "observe") {
+		t.Errorf("observe = dispatch: Check = %v, want an error naming observe", err)
+	}
+	if _, err := (Model{}).Run(point(t, 4, 0.5, 100, 0, "ewma_success", 2, false), model.Seed{Run: 1}); err != nil {
+		t.Errorf("ewma_success with d = 2: %v", err)
 	}
 }

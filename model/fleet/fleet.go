@@ -1,0 +1,534 @@
+// Package fleet is the fleet model: a load balancer in front of a list of backend servers that may fail, measured by
+// outcome as well as by latency. Its first use is seed 000's sinkholing study ("load_balancer.py"): a latency-aware
+// balancer sends traffic to whoever answers fastest, and a backend that fails fast answers fastest, so every latency
+// metric ranks the policies in reverse order of goodput. Seed 004's resilience mechanisms (clients, timeouts,
+// retries, breakers, hedging, concurrency limits) are meant to extend it; none is built yet.
+//
+// # Model
+//
+// Time is in ticks, the model's own unit (seed 000's toy counts integer ticks; here time is continuous and a tick is
+// only the unit): its healthy backends take 10 ticks, the broken one answers in 1. Requests arrive in a Poisson
+// stream at total rate λ per tick (not per server, unlike the supermarket model) over [0, horizon). Servers come in
+// classes (`servers`, a list of tables: "three backends at 10, one broken at 1" is
+// [{count = 3, mean = 10}, {count = 1, mean = 1, healthy = false}]), servers 0..count₁−1 forming the first class and
+// so on, in list order: the order that first-wins tie rules see. Each server serves `slots` requests at once, first
+// come first served, with an unbounded FIFO queue behind its slots. A request's service time is drawn from the class's
+// distribution, `constant`, `exponential` or `lognormal` (parameterised by its mean and coefficient of variation
+// `cv`), with mean `mean`. A server with `healthy = false` fails every request, and a failure is an answer, not a
+// hang: it occupies a slot like a success and takes the same draw scaled to mean `error_latency` (by default the
+// class's mean, so a broken server takes exactly as long to fail as it would to succeed: seed 000 §5.1, "the
+// duration does not depend on healthy, only the verdict does"). Class fields left out take the fleet-wide parameters
+// of the same name (service, mean, cv, slots, error_latency), so a sweep over `mean` or `error_latency` varies every
+// class that does not set its own.
+//
+// The balancer is a dispatch policy from model/policy. It sees each server's outstanding requests (sent and not yet
+// answered: queued and in service) as the levels of a sim.Levels, and its static weight (`weight`, default 1) and
+// configured latency (its mean, or its error latency when broken; the seed's EWMA estimates start there). Policies
+// that learn from responses see each one at its completion with its outcome (policy.OutcomeObserver; Observer.Done
+// for those that take no outcome), and with observe = dispatch at dispatch with the eventual latency and outcome
+// (policy.Foreseer), as the toy's balancer does (§5.6).
+//
+// # Engine
+//
+// An event-driven simulation with a future-event list (sim.Events) of pending responses and a kept next-arrival
+// time. An arrival is dispatched at once: the policy picks a server, the request's service time is drawn, and since
+// every server is FIFO and work-conserving the request's whole future is known then: it starts when the earliest of
+// the server's slots frees (each slot keeps the time it frees: a clock per slot, a small heap when slots > 1) and
+// completes a service time later. That completion is pushed on the event list; the response event releases the
+// outstanding count and reports the latency. This is what makes observe = dispatch possible (the toy computes `done`
+// the same way, from free_at per slot), and it costs O(log pending) per request. Events at equal times are ordered by
+// scheduling order, and a response at the same instant as an arrival is processed first, as the toy retires
+// completions before routing a tick's arrivals. A later extension that removes a queued request before it starts (a
+// server dropping expired requests, seed 004's shedding) would need an explicit queue instead of slot clocks, and
+// observe = dispatch would not apply to it; client-side timeouts, retries and hedges, which do not withdraw work from
+// a server, fit the event list as it is.
+//
+// # Randomness
+//
+// Three streams of the run (sim.Streams): arrival times, service draws and the policy's own draws. Service draws are
+// made at dispatch, one per request in arrival order (constant service draws nothing), so policies compared at the
+// same point see the same arrivals and the same request sizes (common random numbers). A server's health is a twin
+// parameter (model.Param.Twin): it is left out of the run seed, so the world where the fast server is healthy and the
+// world where it is broken share every random number, and a policy that ignores outcomes makes identical decisions
+// in both (seed 000 §6.1; a test asserts equality, not closeness).
+//
+// # Measurement
+//
+// Requests arriving in [warmup, horizon) are measured; arrivals stop at the horizon and the servers drain, so every
+// measured request has its response. Latency is response time minus arrival time (queueing included). goodput counts
+// the measured requests answered with a success; p99_latency is over all responses, p99_success_latency over the
+// successes only (DDSketch percentiles, relative error ≤ sim.RelativeAccuracy; means exact).
+package fleet
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"lbsweep/model"
+	"lbsweep/model/policy"
+	"lbsweep/model/sim"
+	"lbsweep/results"
+)
+
+// Model is the fleet model; its zero value is ready to use.
+type Model struct{}
+
+// Parameter indices into Params() and a Point.
+const (
+	pN = iota
+	pServers
+	pBroken
+	pService
+	pMean
+	pCV
+	pSlots
+	pErrorLatency
+	pLambda
+	pHorizon
+	pWarmup
+	pPolicy // the policy arguments, policy.Params in order, follow
+)
+
+// Fields of a server class in `servers`.
+const (
+	fCount = iota
+	fService
+	fMean
+	fCV
+	fSlots
+	fHealthy
+	fErrorLatency
+	fWeight
+)
+
+// Service-time distributions, in the order of the `service` choices.
+const (
+	Constant = iota
+	Exponential
+	Lognormal
+)
+
+// Metric indices into Metrics() and a row.
+const (
+	mRequests = iota
+	mGoodput
+	mThroughput
+	mGoodputFraction
+	mMeanLatency
+	mP50Latency
+	mP99Latency
+	mMeanSuccessLatency
+	mP99SuccessLatency
+	mShares
+	mBrokenShare
+	mFastestShare
+	mBrokenSamples
+	mBrokenWinRate
+	mPeakOutstanding
+	mEvents
+	mTheoryBrokenShare
+	mTheorySource
+)
+
+// Bounds on a point.
+const (
+	// MaxServers bounds n.
+	MaxServers = 1_000_000
+	// MaxSlots bounds a server's slots.
+	MaxSlots = 1_000_000
+	// MaxRequests bounds the expected requests λ·horizon (each pending one holds a few words).
+	MaxRequests = 1e8
+)
+
+const tick = "ticks"
+
+var serviceChoices = []string{"constant", "exponential", "lognormal"}
+
+var params = append([]model.Param{
+	pN: {Name: "n", Kind: model.Int, Optional: true, Doc: "number of servers, filled in as the sum of the classes' counts (give it only if equal), ≤ 10^6"},
+	pServers: {Name: "servers", Kind: model.Records, Doc: "server classes in list order, e.g. [{count = 3, mean = 10}, {count = 1, mean = 1, healthy = false}] (seed 000's fleet): servers 0..count₁−1 form the first class, and so on; fields left out take the fleet-wide parameter of the same name",
+		Fields: []model.Param{
+			fCount:        {Name: "count", Kind: model.Int, Doc: "servers in the class, ≥ 1"},
+			fService:      {Name: "service", Kind: model.Enum, Choices: serviceChoices, Optional: true, Doc: "service-time distribution (default: the fleet's service)"},
+			fMean:         {Name: "mean", Kind: model.Float, Optional: true, Unit: tick, Doc: "mean service time, > 0 (default: the fleet's mean)"},
+			fCV:           {Name: "cv", Kind: model.Float, Optional: true, Doc: "lognormal: coefficient of variation of the service time, ≥ 0 (default: the fleet's cv)"},
+			fSlots:        {Name: "slots", Kind: model.Int, Optional: true, Doc: "requests in service at once, ≥ 1 (default: the fleet's slots)"},
+			fHealthy:      {Name: "healthy", Kind: model.Bool, Optional: true, Twin: true, Doc: "false: every request fails, after error_latency (default true); a twin field: left out of the run seed, so the healthy and broken worlds share every random number"},
+			fErrorLatency: {Name: "error_latency", Kind: model.Float, Optional: true, Unit: tick, Doc: "broken servers: mean time to answer with a failure, > 0 (default: the fleet's error_latency, else the class's mean)"},
+			fWeight:       {Name: "weight", Kind: model.Float, Optional: true, Doc: "static weight for weighted policies (smooth_wrr, wrr_expanded, least_request), > 0 (default 1)"},
+		}},
+	pBroken:       {Name: "broken", Kind: model.Int, Optional: true, Twin: true, Doc: "number of servers with healthy = false, filled in from servers (give it only if equal); 0 is the healthy world"},
+	pService:      {Name: "service", Kind: model.Enum, Choices: serviceChoices, Default: model.IntValue(Constant), Doc: "service-time distribution of the classes that set none: constant, exponential, or lognormal with coefficient of variation cv (default constant, as seed 000's toy)"},
+	pMean:         {Name: "mean", Kind: model.Float, Unit: tick, Default: model.FloatValue(1), Doc: "mean service time of the classes that set none, > 0 (default 1)"},
+	pCV:           {Name: "cv", Kind: model.Float, Optional: true, Doc: "coefficient of variation of lognormal service times for the classes that set none, ≥ 0 (null: 1); constant service has cv 0 and exponential cv 1, so a cv given only for them is an error"},
+	pSlots:        {Name: "slots", Kind: model.Int, Default: model.IntValue(1), Doc: "requests each server has in service at once for the classes that set none, 1 ≤ slots ≤ 10^6 (default 1, as seed 000's demo); more wait in its FIFO queue"},
+	pErrorLatency: {Name: "error_latency", Kind: model.Float, Optional: true, Unit: tick, Doc: "mean time a broken server takes to answer with a failure, for the broken classes that set none, > 0 (null: each class's mean: failing takes as long as succeeding would)"},
+	pLambda:       {Name: "lambda", Kind: model.Float, Unit: "requests per tick", Doc: "total Poisson arrival rate (not per server), > 0 (seed 000: 0.32)"},
+	pHorizon:      {Name: "horizon", Kind: model.Float, Unit: tick, Doc: "time at which arrivals stop, > 0; λ·horizon ≤ 10^8 (seed 000: 20000)"},
+	pWarmup:       {Name: "warmup", Kind: model.Float, Unit: tick, Default: model.FloatValue(0), Doc: "start of the measurement window, 0 ≤ warmup < horizon (default 0: seed 000 measures the whole run from an empty fleet)"},
+	pPolicy:       {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "dispatch policy name (sweep -list); it sees each server's outstanding requests"},
+}, policy.Params...)
+
+var metrics = []results.Column{
+	mRequests:           {Name: "requests", Type: results.Int64, Doc: "requests measured: arrivals in [warmup, horizon)"},
+	mGoodput:            {Name: "goodput", Type: results.Int64, Doc: "measured requests answered with a success (seed 000's goodput)"},
+	mThroughput:         {Name: "throughput", Type: results.Int64, Doc: "measured requests answered, successes and failures (every request is answered: the run drains and nothing is dropped, so this equals requests until timeouts or shedding are modelled)"},
+	mGoodputFraction:    {Name: "goodput_fraction", Type: results.Float64, Doc: "goodput / requests; null when no request was measured"},
+	mMeanLatency:        {Name: "mean_latency", Type: results.Float64, Unit: tick, Doc: "mean latency (response time − arrival time, queueing included) of all measured responses; exact"},
+	mP50Latency:         {Name: "p50_latency", Type: results.Float64, Unit: tick, Doc: "median latency of all responses, relative error ≤ 0.1% (DDSketch)"},
+	mP99Latency:         {Name: "p99_latency", Type: results.Float64, Unit: tick, Doc: "99th-percentile latency of all responses, failures included, relative error ≤ 0.1% (DDSketch)"},
+	mMeanSuccessLatency: {Name: "mean_success_latency", Type: results.Float64, Unit: tick, Doc: "mean latency of the successful responses; null when none"},
+	mP99SuccessLatency:  {Name: "p99_success_latency", Type: results.Float64, Unit: tick, Doc: "99th-percentile latency of the successful responses only, relative error ≤ 0.1%; null when none"},
+	mShares:             {Name: "shares", Type: results.Float64List, Doc: "element k: the fraction of measured requests sent to server k, in server order (the classes' servers in list order)"},
+	mBrokenShare:        {Name: "broken_share", Type: results.Float64, Doc: "the fraction of measured requests sent to broken servers (healthy = false); 0 in the healthy world"},
+	mFastestShare:       {Name: "fastest_share", Type: results.Float64, Doc: "the fraction of measured requests sent to the servers that answer fastest by configuration (the lowest mean, or error latency when broken): what a latency-aware policy seeks; in seed 000's twin worlds the fast backend's share, healthy or broken"},
+	mBrokenSamples:      {Name: "broken_samples", Type: results.Int64, Doc: "measured picks whose candidates (policy.Sampler: the d sampled, or every server) held a broken server among two or more; null for policies that do not compare candidates, and with no broken server"},
+	mBrokenWinRate:      {Name: "broken_win_rate", Type: results.Float64, Doc: "of those picks, the fraction that went to a broken server (seed 000 §6.3's won|sampled); null when broken_samples is 0 or null (so for d = 1)"},
+	mPeakOutstanding:    {Name: "peak_outstanding", Type: results.Int64, Unit: "requests", Doc: "the most outstanding requests (queued and in service) at any one server in [warmup, horizon)"},
+	mEvents:             {Name: "events", Type: results.Int64, Doc: "arrivals and responses simulated, warm-up and drain included"},
+	mTheoryBrokenShare:  {Name: "theory_broken_share", Type: results.Float64, Doc: "closed-form broken share (see theory_source): load-blind policies B/N (weighted: the broken servers' share of the weights); ewma when every broken server answers faster than every healthy one serves: the chance that a uniform d-sample holds a broken server, 1 − C(N−B, d)/C(N, d) (d/N for one broken server; 1 with no d); null elsewhere"},
+	mTheorySource:       {Name: "theory_source", Type: results.String, Doc: "the formula behind theory_broken_share; null where none applies"},
+}
+
+// Theory sources, as the theory_source column names them.
+const (
+	SourceLoadBlind = "load-blind: B/N (exact in expectation)"
+	SourceWeighted  = "static weights: broken weight / total weight"
+	SourceBlast     = "seed 000 §6.3: broken wins every sample it is in: 1 - C(N-B,d)/C(N,d)"
+)
+
+// class is one resolved server class.
+type class struct {
+	count         int
+	service       int     // Constant, Exponential or Lognormal
+	mean          float64 // ticks
+	cv            float64 // lognormal only
+	slots         int
+	healthy       bool
+	errorLatency  float64 // ticks; broken classes only
+	weight        float64
+	sigma, offset float64 // lognormal: σ and −σ²/2 of the unit-mean lognormal e^(σZ − σ²/2)
+}
+
+// latency is how long the class's requests take on average: the mean, or the error latency when broken.
+func (c class) latency() float64 {
+	if c.healthy {
+		return c.mean
+	}
+	return c.errorLatency
+}
+
+// classesOf resolves the classes of point p: each field from the class, else the fleet-wide parameter, else the
+// built-in default.
+func classesOf(p model.Point) []class {
+	cs := make([]class, len(p[pServers].R))
+	for i, r := range p[pServers].R {
+		c := class{count: int(r[fCount].I), service: int(p[pService].I), mean: p[pMean].F, cv: 1,
+			slots: int(p[pSlots].I), healthy: true, weight: 1}
+		if p[pCV].Valid {
+			c.cv = p[pCV].F
+		}
+		if r[fService].Valid {
+			c.service = int(r[fService].I)
+		}
+		if r[fMean].Valid {
+			c.mean = r[fMean].F
+		}
+		if r[fCV].Valid {
+			c.cv = r[fCV].F
+		}
+		if r[fSlots].Valid {
+			c.slots = int(r[fSlots].I)
+		}
+		if r[fHealthy].Valid {
+			c.healthy = r[fHealthy].B
+		}
+		c.errorLatency = c.mean
+		if p[pErrorLatency].Valid {
+			c.errorLatency = p[pErrorLatency].F
+		}
+		if r[fErrorLatency].Valid {
+			c.errorLatency = r[fErrorLatency].F
+		}
+		if r[fWeight].Valid {
+			c.weight = r[fWeight].F
+		}
+		switch c.service {
+		case Constant:
+			c.cv = 0
+		case Exponential:
+			c.cv = 1
+		case Lognormal:
+			s2 := math.Log1p(c.cv * c.cv)
+			c.sigma, c.offset = math.Sqrt(s2), -s2/2
+		}
+		cs[i] = c
+	}
+	return cs
+}
+
+// counts returns the number of servers and of broken servers.
+func counts(cs []class) (n, broken int) {
+	for _, c := range cs {
+		n += c.count
+		if !c.healthy {
+			broken += c.count
+		}
+	}
+	return n, broken
+}
+
+// policyServers is what the policy knows of the servers: weights (nil when all equal) and configured latencies.
+func policyServers(cs []class) policy.Servers {
+	n, _ := counts(cs)
+	s := policy.Servers{N: n, Latency: make([]float64, 0, n)}
+	equal := true
+	for _, c := range cs {
+		equal = equal && c.weight == cs[0].weight
+		for range c.count {
+			s.Latency = append(s.Latency, c.latency())
+		}
+	}
+	if !equal {
+		s.Weight = make([]float64, 0, n)
+		for _, c := range cs {
+			for range c.count {
+				s.Weight = append(s.Weight, c.weight)
+			}
+		}
+	}
+	return s
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// Resolve implements model.Resolver: n and broken from the server classes (each, if given, must agree).
+func (Model) Resolve(p model.Point) error {
+	if !p[pServers].Valid {
+		return model.Issue{Param: "servers", Message: "required: the server classes, e.g. [{count = 3, mean = 10}, {count = 1, mean = 1, healthy = false}]"}
+	}
+	total, broken := int64(0), int64(0)
+	for i, r := range p[pServers].R {
+		c := r[fCount].I
+		if c < 1 {
+			return model.Issue{Param: "servers", Message: fmt.Sprintf("element %d: count %d, need ≥ 1", i+1, c)}
+		}
+		total += c
+		if total > MaxServers {
+			return model.Issue{Param: "servers", Message: fmt.Sprintf("more than %d servers", MaxServers)}
+		}
+		if r[fHealthy].Valid && !r[fHealthy].B {
+			broken += c
+		}
+	}
+	if p[pN].Valid && p[pN].I != total {
+		return model.Issue{Param: "n", Message: fmt.Sprintf("%d, but the server classes hold %d servers: leave n out or make them agree", p[pN].I, total)}
+	}
+	if p[pBroken].Valid && p[pBroken].I != broken {
+		return model.Issue{Param: "broken", Message: fmt.Sprintf("%d, but the server classes hold %d broken servers: leave broken out or make them agree", p[pBroken].I, broken)}
+	}
+	p[pN], p[pBroken] = model.IntValue(total), model.IntValue(broken)
+	return nil
+}
+
+// Name implements model.Model.
+func (Model) Name() string { return "fleet" }
+
+// Doc implements model.Model.
+func (Model) Doc() string {
+	return "a balancer over server classes that may fail (healthy = false: every request fails after error_latency), FIFO servers with slots, constant/exponential/lognormal service, Poisson arrivals at total rate λ per tick; goodput and latency by outcome (seed 000)"
+}
+
+// Params implements model.Model.
+func (Model) Params() []model.Param { return params }
+
+// Metrics implements model.Model.
+func (Model) Metrics() []results.Column { return metrics }
+
+// Check implements model.Model: a resolved point (see Resolve) with valid classes (mean, error_latency and weight
+// finite and > 0; 1 ≤ slots ≤ 10^6; cv finite and ≥ 0 and only for lognormal service), λ > 0, λ·horizon ≤ 10^8,
+// 0 ≤ warmup < horizon, and valid policy arguments. Overloaded fleets are allowed (allowUnstable is not consulted):
+// like seed 000's, a run is a finite-horizon transient from an empty fleet, and its queues may grow.
+func (Model) Check(p model.Point, _ bool) (warnings []string, err error) {
+	servers := func(i int, format string, v ...any) error {
+		return model.Issue{Param: "servers", Message: fmt.Sprintf("element %d: ", i+1) + fmt.Sprintf(format, v...)}
+	}
+	switch {
+	case !(p[pMean].F > 0) || !finite(p[pMean].F):
+		return nil, model.Issue{Param: "mean", Message: fmt.Sprintf("%v: need a finite mean service time > 0", p[pMean].F)}
+	case p[pSlots].I < 1 || p[pSlots].I > MaxSlots:
+		return nil, model.Issue{Param: "slots", Message: fmt.Sprintf("%d: need 1 ≤ slots ≤ %d", p[pSlots].I, MaxSlots)}
+	case p[pCV].Valid && !(p[pCV].F >= 0 && finite(p[pCV].F)):
+		return nil, model.Issue{Param: "cv", Message: fmt.Sprintf("%v: need a finite cv ≥ 0", p[pCV].F)}
+	case p[pErrorLatency].Valid && !(p[pErrorLatency].F > 0 && finite(p[pErrorLatency].F)):
+		return nil, model.Issue{Param: "error_latency", Message: fmt.Sprintf("%v: need a finite error latency > 0", p[pErrorLatency].F)}
+	}
+	lognormal := false
+	for i, r := range p[pServers].R {
+		switch {
+		case r[fMean].Valid && !(r[fMean].F > 0 && finite(r[fMean].F)):
+			return nil, servers(i, "mean %v, need a finite mean service time > 0", r[fMean].F)
+		case r[fSlots].Valid && (r[fSlots].I < 1 || r[fSlots].I > MaxSlots):
+			return nil, servers(i, "slots %d, need 1 ≤ slots ≤ %d", r[fSlots].I, MaxSlots)
+		case r[fCV].Valid && !(r[fCV].F >= 0 && finite(r[fCV].F)):
+			return nil, servers(i, "cv %v, need a finite cv ≥ 0", r[fCV].F)
+		case r[fErrorLatency].Valid && !(r[fErrorLatency].F > 0 && finite(r[fErrorLatency].F)):
+			return nil, servers(i, "error_latency %v, need a finite error latency > 0", r[fErrorLatency].F)
+		case r[fWeight].Valid && !(r[fWeight].F > 0 && finite(r[fWeight].F)):
+			return nil, servers(i, "weight %v, need a finite weight > 0", r[fWeight].F)
+		}
+		service := p[pService].I
+		if r[fService].Valid {
+			service = r[fService].I
+		}
+		if service == Lognormal {
+			lognormal = true
+		} else if r[fCV].Valid {
+			return nil, servers(i, "cv %v given for %s service, whose cv is fixed (constant 0, exponential 1): use service = \"lognormal\"", r[fCV].F, serviceChoices[service])
+		}
+	}
+	if p[pCV].Valid && !lognormal {
+		return nil, model.Issue{Param: "cv", Message: fmt.Sprintf("%v, but no class has lognormal service (constant has cv 0, exponential cv 1): set service = \"lognormal\"", p[pCV].F)}
+	}
+	lambda, horizon, warmup := p[pLambda].F, p[pHorizon].F, p[pWarmup].F
+	switch {
+	case !(lambda > 0) || !finite(lambda):
+		return nil, model.Issue{Param: "lambda", Message: fmt.Sprintf("%v: need a finite arrival rate > 0", lambda)}
+	case !(horizon > 0) || !finite(horizon):
+		return nil, model.Issue{Param: "horizon", Message: fmt.Sprintf("%v: need a finite horizon > 0", horizon)}
+	case lambda*horizon > MaxRequests:
+		return nil, model.Issue{Param: "horizon", Message: fmt.Sprintf("%v: λ·horizon = %.3g requests, more than %.0g", horizon, lambda*horizon, float64(MaxRequests))}
+	case !(warmup >= 0) || warmup >= horizon:
+		return nil, model.Issue{Param: "warmup", Message: fmt.Sprintf("%v: need 0 ≤ warmup < horizon (%v)", warmup, horizon)}
+	}
+	cs := classesOf(p)
+	entry := policy.Registry[p[pPolicy].I]
+	if err := entry.Check(policy.ArgsOf(params, p), policyServers(cs)); err != nil {
+		if is, ok := err.(model.Issue); ok && is.Param == "weights" {
+			is.Param, is.Message = "servers", "weights: "+is.Message
+			return nil, is
+		}
+		return nil, err
+	}
+	return nil, nil
+}
+
+// Cost implements model.Model: about two events per request, and a scan of the servers per pick.
+func (Model) Cost(p model.Point) float64 {
+	return p[pLambda].F * p[pHorizon].F * (2 + float64(p[pN].I)/8)
+}
+
+// Run implements model.Model.
+func (Model) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
+	cs := classesOf(p)
+	ps := policyServers(cs)
+	entry := policy.Registry[p[pPolicy].I]
+	args := policy.ArgsOf(params, p)
+	pol := entry.New(args, ps)
+	out := simulate(config{classes: cs, lambda: p[pLambda].F, horizon: p[pHorizon].F, warmup: p[pWarmup].F},
+		sim.NewStreams(seed), pol)
+	return out.cells(theory(policy.ID(p[pPolicy].I), args, cs, ps)), nil
+}
+
+// cells are the metric columns, theory th (broken share, source) last.
+func (o outcome) cells(th [2]results.Cell) []results.Cell {
+	row := make([]results.Cell, len(metrics))
+	nullIfNaN := func(x float64) results.Cell {
+		if math.IsNaN(x) {
+			return results.Null()
+		}
+		return results.Float(x)
+	}
+	req := o.all.Count()
+	row[mRequests] = results.Int(req)
+	row[mGoodput] = results.Int(o.ok.Count())
+	row[mThroughput] = results.Int(req)
+	row[mGoodputFraction] = results.Null()
+	shares := make([]float64, len(o.sent))
+	brokenShare := 0.0
+	if req > 0 {
+		row[mGoodputFraction] = results.Float(float64(o.ok.Count()) / float64(req))
+		for k, c := range o.sent {
+			shares[k] = float64(c) / float64(req)
+		}
+		brokenShare = float64(o.sentBroken) / float64(req)
+	}
+	row[mMeanLatency] = nullIfNaN(o.all.Mean())
+	row[mP50Latency] = nullIfNaN(o.all.Quantile(0.5))
+	row[mP99Latency] = nullIfNaN(o.all.Quantile(0.99))
+	row[mMeanSuccessLatency] = nullIfNaN(o.ok.Mean())
+	row[mP99SuccessLatency] = nullIfNaN(o.ok.Quantile(0.99))
+	row[mShares] = results.List(shares)
+	row[mBrokenShare] = results.Float(brokenShare)
+	row[mFastestShare] = results.Float(0)
+	if req > 0 {
+		row[mFastestShare] = results.Float(float64(o.sentFastest) / float64(req))
+	}
+	row[mBrokenSamples], row[mBrokenWinRate] = results.Null(), results.Null()
+	if o.sampler {
+		row[mBrokenSamples] = results.Int(o.samples)
+		if o.samples > 0 {
+			row[mBrokenWinRate] = results.Float(float64(o.won) / float64(o.samples))
+		}
+	}
+	row[mPeakOutstanding] = results.Int(int64(o.peak))
+	row[mEvents] = results.Int(o.events)
+	row[mTheoryBrokenShare], row[mTheorySource] = th[0], th[1]
+	return row
+}
+
+// theory returns theory_broken_share and theory_source for the policy id with arguments a over classes cs.
+func theory(id policy.ID, a policy.Args, cs []class, ps policy.Servers) [2]results.Cell {
+	none := [2]results.Cell{results.Null(), results.Null()}
+	n, b := counts(cs)
+	if b == 0 {
+		return none
+	}
+	switch id {
+	case policy.Random, policy.RoundRobin:
+		return [2]results.Cell{results.Float(float64(b) / float64(n)), results.Str(SourceLoadBlind)}
+	case policy.SmoothWRR, policy.WRRExpanded:
+		if ps.Weight == nil {
+			return [2]results.Cell{results.Float(float64(b) / float64(n)), results.Str(SourceLoadBlind)}
+		}
+		total, broken := 0.0, 0.0
+		for _, c := range cs {
+			total += float64(c.count) * c.weight
+			if !c.healthy {
+				broken += float64(c.count) * c.weight
+			}
+		}
+		return [2]results.Cell{results.Float(broken / total), results.Str(SourceWeighted)}
+	case policy.EWMA:
+		// The broken servers must answer faster than any healthy server serves: then a broken candidate's score
+		// e·(outstanding+1) stays below every healthy one's s·(outstanding+1) while its in-flight count is below s/e − 1.
+		slowestBroken, fastestHealthy := 0.0, math.Inf(1)
+		for _, c := range cs {
+			if c.healthy {
+				fastestHealthy = min(fastestHealthy, c.mean)
+			} else {
+				slowestBroken = max(slowestBroken, c.errorLatency)
+			}
+		}
+		if b == n || !(slowestBroken < fastestHealthy) {
+			return none
+		}
+		d := a.D
+		if d == 0 {
+			d = n
+		}
+		// 1 − C(n−b, d)/C(n, d) = 1 − Π_{i<d} (n−b−i)/(n−i)
+		miss := 1.0
+		for i := range d {
+			miss *= float64(n-b-i) / float64(n-i)
+		}
+		return [2]results.Cell{results.Float(1 - max(miss, 0)), results.Str(SourceBlast)}
+	}
+	return none
+}
+
+// brokenIn reports whether any of the candidates is broken.
+func brokenIn(cand []int, broken []bool) bool {
+	return slices.ContainsFunc(cand, func(k int) bool { return broken[k] })
+}
