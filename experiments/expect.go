@@ -152,11 +152,13 @@ func (d *decoder) expects(s *Spec, raw map[string]any) error {
 			if rels[0] == "greater_than" {
 				e.Relation = GreaterThan
 			}
-			if x, isNum, _ := d.number(m, "expect", i, rels[0]); isNum && !math.IsNaN(x) {
-				if _, isTable := m[rels[0]].(map[string]any); !isTable {
-					e.Bound, e.HasBound = x, true // less_than = 1: a constant bound
-					break
+			if _, isTable := m[rels[0]].(map[string]any); !isTable { // less_than = 1: a constant bound
+				x, _, err := d.number(m, "expect", i, rels[0])
+				if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+					return d.errf("expect", i, rels[0], "expected a finite number (a constant bound) or an inline table { column = value, ... } (another selection), got %s", tomlType(m[rels[0]]))
 				}
+				e.Bound, e.HasBound = x, true
+				break
 			}
 			if e.Other, err = d.conds(cols, m, "expect", i, rels[0]); err != nil {
 				return err

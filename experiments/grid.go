@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"lbsweep/model"
 	"lbsweep/model/policy"
@@ -149,6 +150,18 @@ func firstPoint(s *Spec, i int) model.Point {
 	return p
 }
 
+// shorten cuts a point key for an error message (a list of 10^5 weights is part of its key) to 300 bytes.
+func shorten(key string) string {
+	if len(key) <= 300 {
+		return key
+	}
+	cut := 300
+	for cut > 0 && !utf8.RuneStart(key[cut]) {
+		cut--
+	}
+	return key[:cut] + "…"
+}
+
 // sameSetting reports whether two axis values assign the same parameters the same values (compared canonically:
 // values may hold lists).
 func sameSetting(ps []model.Param, a, b Setting) bool {
@@ -219,9 +232,9 @@ func (d *decoder) checkGrid(s *Spec) error {
 				if key != "" && key != is.Param {
 					is.Message = fmt.Sprintf("%s %s", is.Param, is.Message)
 				}
-				return d.errf(t, -1, key, "%s (at point %s)", is.Message, Key(ps, p))
+				return d.errf(t, -1, key, "%s (at point %s)", is.Message, shorten(Key(ps, p)))
 			}
-			return d.errf("", -1, "", "%v (at point %s)", err, Key(ps, p))
+			return d.errf("", -1, "", "%v (at point %s)", err, shorten(Key(ps, p)))
 		}
 		for _, w := range warns {
 			if !warned[w] {

@@ -450,6 +450,9 @@ func (d *decoder) params(s *Spec, raw map[string]any) error {
 	for _, key := range sortedKeys(m) {
 		i := model.Index(ps, key)
 		if i < 0 {
+			if contains(topKeys, key) {
+				return d.errf("params", -1, key, "%s is a top-level key, not a parameter: put it above the tables, next to name and model", key)
+			}
 			return d.errf("params", -1, key, "unknown parameter of model %s (parameters: %s)", s.Model.Name(), paramNames(ps))
 		}
 		if ps[i].Kind == model.Enum && ps[i].Name == "policy" {
@@ -590,6 +593,9 @@ func (d *decoder) sweep(s *Spec, raw map[string]any, md toml.MetaData) error {
 	for _, key := range order {
 		i := model.Index(ps, key)
 		if i < 0 {
+			if contains(topKeys, key) {
+				return d.errf("sweep", -1, key, "%s is a top-level key, not a parameter: put it above the tables, next to name and model", key)
+			}
 			return d.errf("sweep", -1, key, "unknown parameter of model %s (parameters: %s)", s.Model.Name(), paramNames(ps))
 		}
 		if f := s.fixedFrom[i]; f != "" {

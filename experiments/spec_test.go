@@ -97,7 +97,7 @@ func TestParseBadInput(t *testing.T) {
 		{name: "d = 0", old: `d = 2 }`, new: `d = 0 }`, key: "sweep.policy", line: 13, want: "need 1 ≤ d ≤ n"},
 		{name: "d > n in params", old: "[sweep]\nlambda = [0.5, 0.9]\npolicy = [\"random\", { name = \"jsq_d\", d = 2 }]\n",
 			new: "policy = { name = \"jsq_d\", d = 20 }\n[sweep]\nlambda = [0.5, 0.9]\n", key: "params.policy", line: 11, want: "d 20: need 1 ≤ d ≤ n"},
-		{name: "n = 0", old: "n = 10", new: "n = 0", key: "params.n", line: 7, want: "need 1 ≤ n ≤ 2147483647"},
+		{name: "n = 0", old: "n = 10", new: "n = 0", key: "params.n", line: 7, want: "need 1 ≤ n ≤ 67108864"},
 		{name: "lambda = 1 refused", old: "lambda = [0.5, 0.9]", new: "lambda = [0.5, 1.0]", key: "sweep.lambda", line: 12, want: "allow_unstable = true"},
 		{name: "lambda = 1.2 refused", old: "lambda = [0.5, 0.9]", new: "lambda = [1.2]", key: "sweep.lambda", line: 12, want: "unstable"},
 		{name: "lambda = 0", old: "lambda = [0.5, 0.9]", new: "lambda = [0.0, 0.5]", key: "sweep.lambda", line: 12, want: "need 0 < λ"},
@@ -189,6 +189,9 @@ func TestParseBadInput(t *testing.T) {
 		{name: "expect string metric", tail: expect + "metric = \"policy\"\napprox = 1.0\ntol = 0.1\n", key: "expect[0].metric", line: 17, want: "needs a numeric or boolean column"},
 		{name: "expect missing source", tail: "\n[[expect]]\nmetric = \"mean_sojourn\"\napprox = 1.0\ntol = 0.1\n", key: "expect[0].source", line: 15, want: "missing"},
 		{name: "expect ratio min > max", tail: expect + "metric = \"mean_sojourn\"\nratio = { where = { policy = \"random\" }, min = 2, max = 1 }\n", key: "expect[0].ratio", line: 18, want: "min ≤ max"},
+		{name: "expect string bound", tail: expect + "metric = \"mean_sojourn\"\ngreater_than = \"abc\"\n", key: "expect[0].greater_than", line: 18, want: "expected a finite number (a constant bound)"},
+		{name: "expect list bound", tail: expect + "metric = \"mean_sojourn\"\nless_than = [1, 2]\n", key: "expect[0].less_than", line: 18, want: "got an array"},
+		{name: "expect infinite bound", tail: expect + "metric = \"mean_sojourn\"\nless_than = inf\n", key: "expect[0].less_than", line: 18, want: "finite number"},
 		{name: "expect bad theory column", tail: expect + "metric = \"mean_sojourn\"\ntheory = \"theory_queue_tail\"\n", key: "expect[0].theory", line: 18, want: "not a theory column matching mean_sojourn"},
 
 		// [[table]]: exactly one of columns + metric (by parameter) or metrics (by metric).

@@ -508,3 +508,28 @@ func TestReadSeries(t *testing.T) {
 		t.Errorf("no time-series table: %v", err)
 	}
 }
+
+// Progress made by another executable (a dirty rebuild of the same commit has the same revision string) is refused,
+// and -force discards it.
+func TestResumeRefusesAnotherExecutable(t *testing.T) {
+	s := mustParse(t, smallSpec)
+	prog := filepath.Join(t.TempDir(), ".progress-0-of-1")
+	if _, _, err := loadProgress(prog, s, 0, s.Runs(), false, false); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(prog, buildFile)); string(b) != buildID() {
+		t.Fatalf("BUILD = %q, want this executable's %q", b, buildID())
+	}
+	if err := os.WriteFile(filepath.Join(prog, buildFile), []byte("another"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := loadProgress(prog, s, 0, s.Runs(), false, false); err == nil || !strings.Contains(err.Error(), "another build") {
+		t.Errorf("progress of another executable: err = %v", err)
+	}
+	if _, _, err := loadProgress(prog, s, 0, s.Runs(), true, false); err != nil {
+		t.Errorf("-force: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(prog, buildFile)); string(b) != buildID() {
+		t.Errorf("after -force BUILD = %q", b)
+	}
+}

@@ -18,6 +18,8 @@ package sweep
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +28,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"lbsweep/experiments"
@@ -199,6 +202,28 @@ func sameBinary(meta []results.KV, rev string) bool {
 	return rev != "unknown" && !strings.HasSuffix(rev, "+dirty") && results.Lookup(meta, results.KeyRevision) == rev
 }
 
+// buildFile, in a progress directory, holds the buildID of the program that made its chunks.
+const buildFile = "BUILD"
+
+// buildID identifies this executable: the SHA-256 of its file (computed once; "unknown" if it cannot be read). It
+// lives only in the progress directory, never in a dataset, so datasets stay byte-identical across machines.
+var buildID = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "unknown"
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return "unknown"
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "unknown"
+	}
+	return hex.EncodeToString(h.Sum(nil))
+})
+
 // chunk is one progress file, the rows of runs [first, first+rows), and for a SeriesModel the series chunk beside it
 // holding the same runs' time-series rows (spath; "" for other models).
 type chunk struct {
@@ -218,9 +243,19 @@ func seriesChunkName(first int) string { return "series-" + chunkName(first) }
 func loadProgress(prog string, s *experiments.Spec, lo, hi int, force, series bool) ([]chunk, int, error) {
 	ents, err := os.ReadDir(prog)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, lo, os.MkdirAll(prog, 0o755)
+		if err := os.MkdirAll(prog, 0o755); err != nil {
+			return nil, lo, err
+		}
+		return nil, lo, os.WriteFile(filepath.Join(prog, buildFile), []byte(buildID()), 0o644)
 	} else if err != nil {
 		return nil, lo, err
+	}
+	// Two dirty or unstamped builds of one commit share a revision string: the executable's own hash tells them apart.
+	if b, err := os.ReadFile(filepath.Join(prog, buildFile)); err == nil && string(b) != buildID() {
+		if !force {
+			return nil, lo, fmt.Errorf("finished runs in %s were made by another build of this program (its executable differs): mixing them would mix model code; -force discards them", prog)
+		}
+		return nil, lo, errors.Join(os.RemoveAll(prog), os.MkdirAll(prog, 0o755), os.WriteFile(filepath.Join(prog, buildFile), []byte(buildID()), 0o644))
 	}
 	isChunk := func(name, prefix string) bool {
 		return strings.HasPrefix(name, prefix) && strings.HasSuffix(name, ".parquet")
@@ -234,6 +269,7 @@ func loadProgress(prog string, s *experiments.Spec, lo, hi int, force, series bo
 			names = append(names, name)
 		case series && isChunk(name, "series-chunk-"):
 			seriesNames[name] = true
+		case name == buildFile:
 		default:
 			os.Remove(filepath.Join(prog, name)) // an unfinished chunk of a killed sweep: its runs are redone
 		}
@@ -279,7 +315,7 @@ func loadProgress(prog string, s *experiments.Spec, lo, hi int, force, series bo
 			if !force {
 				return nil, lo, fmt.Errorf("%w: -force discards them", err)
 			}
-			return nil, lo, errors.Join(os.RemoveAll(prog), os.MkdirAll(prog, 0o755))
+			return nil, lo, errors.Join(os.RemoveAll(prog), os.MkdirAll(prog, 0o755), os.WriteFile(filepath.Join(prog, buildFile), []byte(buildID()), 0o644))
 		}
 		delete(seriesNames, filepath.Base(sp))
 		chunks = append(chunks, chunk{p, sp, next, len(t.Rows)})

@@ -37,7 +37,10 @@ func IntegerWeights(w []float64) ([]int, error) {
 		for i, x := range w {
 			y := x * scale
 			r := math.Round(y)
-			if math.Abs(y-r) > 1e-9*y || r > maxExpanded {
+			if r > maxExpanded {
+				return nil, fmt.Errorf("%d weights: the expanded list would hold more than %d entries (the integer weights in ratio must sum to at most 2^24)", len(w), maxExpanded)
+			}
+			if math.Abs(y-r) > 1e-9*y {
 				ok = false
 				break
 			}
@@ -51,7 +54,7 @@ func IntegerWeights(w []float64) ([]int, error) {
 			return ints, nil
 		}
 	}
-	return nil, fmt.Errorf("weights %v have no integer ratio with a smallest weight up to 10^4", w)
+	return nil, fmt.Errorf("%d weights have no integer ratio with a smallest weight up to 10^4", len(w))
 }
 
 // NewExpandedWRR returns the expanded list for positive integer weights.

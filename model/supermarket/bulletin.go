@@ -36,15 +36,15 @@ const (
 )
 
 var boardParams = append([]model.Param{
-	bN:           {Name: "n", Kind: model.Int, Doc: "number of servers, 1 ≤ n ≤ 2^31−1"},
+	bN:           {Name: "n", Kind: model.Int, Doc: "number of servers, 1 ≤ n ≤ 2^26 (about 40 bytes each)"},
 	bLambda:      {Name: "lambda", Kind: model.Float, Unit: "jobs per server per unit time", Doc: "arrival rate per server, 0 < λ < 1 for stability; total arrival rate λ·n"},
 	bHorizon:     {Name: "horizon", Kind: model.Float, Unit: timeUnit, Doc: "simulated time at which arrivals stop, > 0"},
 	bWarmup:      {Name: "warmup", Kind: model.Float, Unit: timeUnit, Default: model.FloatValue(0), Doc: "start of the measurement window, 0 ≤ warmup < horizon"},
 	bPeriod:      {Name: "period", Kind: model.Float, Unit: timeUnit, Doc: "T ≥ 0: time between board refreshes (periodic, dispatch_counts) or mean time between one entry's refreshes (individual); 0: fresh information"},
 	bUpdate:      {Name: "update", Kind: model.Enum, Choices: []string{"periodic", "individual", "dispatch_counts"}, Default: model.IntValue(int64(periodic)), Doc: "periodic: every entry refreshed together every T (Mitzenmacher's bulletin board); individual: each entry at its own Poisson rate 1/T; dispatch_counts: periodic, plus each dispatch adds one to its target in the sender's own copy at once (TranSend's fix; seed 004's local counts)"},
 	bDispatchers: {Name: "dispatchers", Kind: model.Int, Default: model.IntValue(1), Doc: "k ≥ 1 independent dispatchers sharing the arrivals (each gets λn/k); with dispatch_counts each keeps its own copy of the board"},
-	bSample:      {Name: "sample", Kind: model.Float, Unit: timeUnit, Default: model.FloatValue(0), Doc: "interval between time-series samples over [0, horizon); 0: no time series"},
-	bTrack:       {Name: "track", Kind: model.Int, Default: model.IntValue(4), Doc: "time series: servers 0..track−1 whose queue lengths are recorded, 0 ≤ track ≤ 64"},
+	bSample:      {Name: "sample", Kind: model.Float, Unit: timeUnit, Default: model.FloatValue(0), Twin: true, Doc: "interval between time-series samples over [0, horizon), ≥ horizon/200000; 0: no time series. Observation only: not part of the run seed"},
+	bTrack:       {Name: "track", Kind: model.Int, Default: model.IntValue(4), Twin: true, Doc: "time series: servers 0..min(track, n)−1 whose queue lengths are recorded, 0 ≤ track ≤ 64. Observation only: not part of the run seed"},
 	bPolicy:      {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "dispatch policy name (sweep -list)"},
 }, policy.Params...)
 
@@ -80,15 +80,15 @@ func (BulletinBoard) Metrics() []results.Column { return boardMetrics }
 func (BulletinBoard) SeriesColumns() []results.Column { return boardSeries }
 
 // maxSamples bounds one run's time series.
-const maxSamples = 10_000_000
+const maxSamples = 200_000
 
 // Check implements model.Model.
 func (BulletinBoard) Check(p model.Point, allowUnstable bool) (warnings []string, err error) {
 	n, lambda, horizon := p[bN].I, p[bLambda].F, p[bHorizon].F
 	finite := func(x float64) bool { return !math.IsInf(x, 0) && !math.IsNaN(x) }
 	switch {
-	case n < 1 || n > math.MaxInt32:
-		return nil, model.Issue{Param: "n", Message: fmt.Sprintf("%d servers: need 1 ≤ n ≤ %d", n, math.MaxInt32)}
+	case n < 1 || n > MaxServers:
+		return nil, model.Issue{Param: "n", Message: fmt.Sprintf("%d servers: need 1 ≤ n ≤ %d (about 40 bytes each)", n, MaxServers)}
 	case !(lambda > 0) || !finite(lambda):
 		return nil, model.Issue{Param: "lambda", Message: fmt.Sprintf("%v: need 0 < λ", lambda)}
 	case !(horizon > 0) || !finite(horizon):
@@ -127,9 +127,13 @@ func (BulletinBoard) Check(p model.Point, allowUnstable bool) (warnings []string
 	return warnings, nil
 }
 
-// Cost implements model.Model: about two events per job, plus n entry copies per periodic refresh.
+// Cost implements model.Model: about two events per job, plus n entry copies per periodic refresh, plus the samples
+// (each about as costly as ten events to store and write).
 func (BulletinBoard) Cost(p model.Point) float64 {
 	c := 2 * p[bLambda].F * float64(p[bN].I) * p[bHorizon].F
+	if s := p[bSample].F; s > 0 {
+		c += 10 * p[bHorizon].F / s
+	}
 	if T := p[bPeriod].F; T > 0 {
 		c += p[bHorizon].F / T * float64(p[bN].I) * float64(p[bDispatchers].I)
 	}

@@ -211,3 +211,30 @@ func TestBoardFreshIsSupermarket(t *testing.T) {
 		}
 	}
 }
+
+// Sampling observes and draws nothing: a run with a time series has the same metrics as without, and the samples are
+// at exact multiples of the interval (0.1·k, not a running sum: horizon 1 gives 10 samples, the last at 0.9).
+func TestBoardSamplingObservesOnly(t *testing.T) {
+	p := boardPoint(t, 20, 0.8, 1, 0, 0.5, periodic, 1, "jsq", 0)
+	p[bSample] = model.FloatValue(0.1)
+	seed := model.Seed{Run: 5, Policy: 1}
+	row, series, err := BulletinBoard{}.RunSeries(p, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(series) != 10 {
+		t.Fatalf("%d samples over [0, 1) every 0.1, want 10", len(series))
+	}
+	for i, r := range series {
+		if want := float64(i) * 0.1; r[0].F != want {
+			t.Errorf("sample %d at %v, want %v", i, r[0].F, want)
+		}
+	}
+	p[bSample] = model.FloatValue(0)
+	plain, _ := BulletinBoard{}.Run(p, seed)
+	for m := range row {
+		if !results.Equal(boardMetrics[m].Type, row[m], plain[m]) {
+			t.Errorf("%s differs with sampling: %+v vs %+v", boardMetrics[m].Name, row[m], plain[m])
+		}
+	}
+}

@@ -112,7 +112,7 @@ func simulate[D dispatcher](c config, s sim.Streams, dispatch func(lv *sim.Level
 		if tx <= next && tx < c.horizon {
 			if tx == ts {
 				out.series = append(out.series, snap(lv, ts, c.track))
-				ts += c.sample
+				ts = float64(len(out.series)) * c.sample // multiples of sample, no drift from repeated addition
 			} else {
 				d.fire(tx, lv)
 			}

@@ -63,12 +63,12 @@ const (
 )
 
 var params = append([]model.Param{
-	pN: {Name: "n", Kind: model.Int, Optional: true, Doc: "number of servers, 1 ≤ n ≤ 2^31−1; with servers, filled in as the sum of the counts (give it only if equal)"},
+	pN: {Name: "n", Kind: model.Int, Optional: true, Doc: "number of servers, 1 ≤ n ≤ 2^26 (about 40 bytes each); with servers, filled in as the sum of the counts (give it only if equal)"},
 	pServers: {Name: "servers", Kind: model.Records, Optional: true, Doc: "server classes in list order, e.g. [{count = 20, rate = 0.5}, {count = 80, rate = 1}]: servers 0..count₁−1 form the first class, and so on; null: n servers of rate 1",
 		Fields: []model.Param{
 			fCount:  {Name: "count", Kind: model.Int, Doc: "servers in the class, ≥ 1"},
 			fRate:   {Name: "rate", Kind: model.Float, Default: model.FloatValue(1), Unit: "jobs per unit time", Doc: "service rate μ of each server, > 0 (mean service time 1/μ; default 1)"},
-			fWeight: {Name: "weight", Kind: model.Float, Optional: true, Doc: "static weight for weighted policies (smooth_wrr, wrr_expanded, least_request), > 0; default: the rate"},
+			fWeight: {Name: "weight", Kind: model.Float, Optional: true, Twin: true, Doc: "static weight for weighted policies (smooth_wrr, wrr_expanded, least_request), > 0; default: the rate. Not part of the run seed: runs that differ only in weights see the same arrivals and services"},
 		}},
 	pLambda:  {Name: "lambda", Kind: model.Float, Optional: true, Unit: "jobs per server per unit time", Doc: "arrival rate per server: total arrival rate λ·n; give lambda or load (the other is filled in); 0 < λ"},
 	pLoad:    {Name: "load", Kind: model.Float, Optional: true, Doc: "total arrival rate / total service capacity Σμ; give lambda or load (the other is filled in); 0 < load < 1 for stability; equals λ for unit-rate servers"},
@@ -207,8 +207,8 @@ func (Model) Resolve(p model.Point) error {
 				return model.Issue{Param: "servers", Message: fmt.Sprintf("element %d: weight %v, need a finite weight > 0", i+1, r[fWeight].F)}
 			}
 			total += c
-			if total > math.MaxInt32 {
-				return model.Issue{Param: "servers", Message: fmt.Sprintf("more than %d servers", math.MaxInt32)}
+			if total > MaxServers {
+				return model.Issue{Param: "servers", Message: fmt.Sprintf("more than %d servers (about 40 bytes each)", MaxServers)}
 			}
 		}
 		if p[pN].Valid && p[pN].I != total {
@@ -219,8 +219,8 @@ func (Model) Resolve(p model.Point) error {
 	if !p[pN].Valid {
 		return model.Issue{Param: "n", Message: "n is required: set n, or the server classes (servers = [{count = ..., rate = ...}, ...])"}
 	}
-	if n := p[pN].I; n < 1 || n > math.MaxInt32 {
-		return model.Issue{Param: "n", Message: fmt.Sprintf("%d servers: need 1 ≤ n ≤ %d", n, math.MaxInt32)}
+	if n := p[pN].I; n < 1 || n > MaxServers {
+		return model.Issue{Param: "n", Message: fmt.Sprintf("%d servers: need 1 ≤ n ≤ %d (about 40 bytes each)", n, MaxServers)}
 	}
 	perServer := serversOf(p).capacity() / float64(p[pN].I) // load = λ / perServer
 	round := func(x float64) float64 {
@@ -260,8 +260,8 @@ func (Model) Metrics() []results.Column { return metrics }
 func (Model) Check(p model.Point, allowUnstable bool) (warnings []string, err error) {
 	n, lambda := p[pN].I, p[pLambda].F
 	switch {
-	case n < 1 || n > math.MaxInt32:
-		return nil, model.Issue{Param: "n", Message: fmt.Sprintf("%d servers: need 1 ≤ n ≤ %d", n, math.MaxInt32)}
+	case n < 1 || n > MaxServers:
+		return nil, model.Issue{Param: "n", Message: fmt.Sprintf("%d servers: need 1 ≤ n ≤ %d", n, MaxServers)}
 	case !(lambda > 0) || math.IsInf(lambda, 0):
 		return nil, model.Issue{Param: "lambda", Message: fmt.Sprintf("%v: need 0 < λ (load = %v)", lambda, p[pLoad].F)}
 	case !(p[pHorizon].F > 0) || math.IsInf(p[pHorizon].F, 0):
@@ -365,6 +365,9 @@ func (s servers) excess(p model.Point) float64 {
 	return e
 }
 
+// MaxServers bounds n (the servers' state takes about 40 bytes each: 2.7 GB at the bound).
+const MaxServers = 1 << 26
+
 // maxBacklog bounds the jobs an unstable run may accumulate (about 1.6 GB of arrival times at 8 bytes each, with the
 // rings' doubling).
 const maxBacklog = 1e8
@@ -418,7 +421,11 @@ func theory(p model.Point, srv servers, k int) []results.Cell {
 	var tail []float64
 	var source string
 	if !srv.uniform {
-		switch policy.ID(p[pPolicy].I) {
+		id := policy.ID(p[pPolicy].I)
+		if (id == policy.SmoothWRR || id == policy.WRRExpanded) && srv.weight == nil {
+			id = policy.RoundRobin // equal weights: exactly round robin's sequence
+		}
+		switch id {
 		case policy.Random:
 			mean, p99, tail, source = analytic.RandomHeteroMeanSojourn(lambda, srv.classes), analytic.RandomHeteroSojournQuantile(lambda, srv.classes, 0.99), analytic.RandomHeteroTail(lambda, srv.classes, k), SourceMM1Hetero
 		case policy.RoundRobin:
