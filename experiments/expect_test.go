@@ -90,3 +90,32 @@ ratio = { where = { policy = "jsq" }, min = 3, max = 4 }
 		}
 	}
 }
+
+// A list-of-tables parameter is selected by its canonical text, whether the spec writes the list or a string in any
+// TOML spelling (field defaults filled in, 1.0 printed as 1).
+func TestWhereServers(t *testing.T) {
+	for _, where := range []string{`[{ count = 50 }]`, `"[{count = 50}]"`, `"[{ count = 50, rate = 1.0 }]"`} {
+		spec := `name = "w"
+model = "supermarket"
+seed = 1
+[params]
+servers = [{ count = 50 }]
+lambda = 0.5
+horizon = 10.0
+policy = "random"
+[[figure]]
+name = "f"
+kind = "metric"
+x = "lambda"
+y = "mean_sojourn"
+where = { servers = ` + where + ` }
+`
+		s, err := experiments.Parse("w.toml", spec)
+		if err != nil {
+			t.Fatalf("where = %s: %v", where, err)
+		}
+		if got := s.Figures[0].Where[0].Value.S; got != "[{count = 50, rate = 1}]" {
+			t.Errorf("where = %s selects %q, want the column's text [{count = 50, rate = 1}]", where, got)
+		}
+	}
+}

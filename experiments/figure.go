@@ -2,6 +2,8 @@ package experiments
 
 import (
 	"fmt"
+
+	"github.com/BurntSushi/toml"
 	"math"
 	"strings"
 
@@ -326,7 +328,7 @@ func (d *decoder) checkTimeseries(s *Spec) error {
 		case n == 0:
 			return d.errf("figure", i, "where", "figure %q: selects no run of the grid", f.Name)
 		case n > 1:
-			return d.errf("figure", i, "where", "figure %q: selects %d runs, and a timeseries figure draws one: %s still vary (give them in where)", f.Name, n, strings.Join(varying, ", "))
+			return d.errf("figure", i, "where", "figure %q: selects %d runs, and a timeseries figure draws one: these columns still vary: %s (give them in where)", f.Name, n, strings.Join(varying, ", "))
 		}
 	}
 	return nil
@@ -455,6 +457,25 @@ func (d *decoder) conds(cols []results.Column, m map[string]any, table string, i
 		j := colIndex(cols, k)
 		if j < 0 {
 			return nil, d.errf(table, idx, key, "unknown column %q (columns: %s)", k, colNames(cols))
+		}
+		if pi := model.Index(d.modelParams, k); pi >= 0 && d.modelParams[pi].Kind == model.Records {
+			// A list-of-tables parameter is selected by its canonical text: written as the list itself, or as a
+			// string in any TOML spelling; both are decoded with the field defaults and printed as the column holds it.
+			x := t[k]
+			if str, isStr := x.(string); isStr {
+				var doc map[string]any
+				if _, err := toml.Decode("v = "+str, &doc); err != nil {
+					return nil, d.errf(table, idx, key, "%s: %q is not a list of tables: %v", k, str, err)
+				}
+				x = doc["v"]
+			}
+			val, msg := value(d.modelParams[pi], x)
+			if msg != "" {
+				return nil, d.errf(table, idx, key, "%s: %s", k, msg)
+			}
+			text := d.modelParams[pi].Format(val)
+			out = append(out, results.Cond{Column: k, Value: results.Str(text), Text: text})
+			continue
 		}
 		cell, msg := cellOf(cols[j].Type, t[k])
 		if msg != "" {

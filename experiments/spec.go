@@ -99,7 +99,8 @@ func Load(path string) (*Spec, error) {
 
 // decoder carries the file being decoded, for error messages.
 type decoder struct {
-	file, text string
+	file, text  string
+	modelParams []model.Param // the model's, once known (for where selections on list-of-tables parameters)
 }
 
 func (d *decoder) errf(table string, idx int, key, format string, args ...any) *Error {
@@ -183,6 +184,7 @@ func Parse(file, text string) (*Spec, error) {
 	if s.Model, ok = Models[mname]; !ok {
 		return nil, d.errf("", -1, "model", "unknown model %q (models: %s)", mname, strings.Join(ModelNames(), ", "))
 	}
+	d.modelParams = s.Model.Params()
 	if v, present, err := d.integer(raw, "", -1, "seed"); err != nil {
 		return nil, err
 	} else if !present {

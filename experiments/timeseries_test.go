@@ -80,8 +80,8 @@ func TestTimeseriesFigureBadInput(t *testing.T) {
 		line            int
 		want            string
 	}{
-		{"several runs", edit(where, "where = { n = 5 }"), "figure[0].where", 15, `figure "q": selects 2 runs, and a timeseries figure draws one: replication still vary`},
-		{"no where", edit(where+"\n", ""), "figure[0].where", 12, "selects 4 runs, and a timeseries figure draws one: replication, n still vary"},
+		{"several runs", edit(where, "where = { n = 5 }"), "figure[0].where", 15, `figure "q": selects 2 runs, and a timeseries figure draws one: these columns still vary: replication`},
+		{"no where", edit(where+"\n", ""), "figure[0].where", 12, "selects 4 runs, and a timeseries figure draws one: these columns still vary: replication, n"},
 		{"no run", edit(where, "where = { n = 3, replication = 0 }"), "figure[0].where", 15, `figure "q": selects no run of the grid`},
 		{"replication out of range", edit(where, "where = { n = 5, replication = 2 }"), "figure[0].where", 15, "selects no run"},
 		{"where on a series column", edit(where, "where = { n = 5, replication = 1, time = 3.0 }"), "figure[0].where", 15, "time is a series column"},

@@ -321,6 +321,7 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 
 	leg := newLegend()
 	lowerClipped, drawn := false, 0
+	drawnTheory := make([]bool, len(f.Theory)) // theory columns with a line in some series
 	for i, sr := range ss {
 		col := palette[i%len(palette)]
 		var pts errPoints
@@ -364,6 +365,7 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 				l.LineStyle.Width, l.LineStyle.Dashes = vg.Points(0.7), []vg.Length{vg.Points(1), vg.Points(2)}
 			}
 			p.Add(l)
+			drawnTheory[c] = true
 			if c == 0 {
 				thumbs = append(thumbs, l)
 			}
@@ -392,6 +394,9 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 		leg.Add("points: simulation", blank{})
 	}
 	for c, name := range f.Theory {
+		if !drawnTheory[c] {
+			continue // no series had a line of this theory: do not promise one
+		}
 		label := name
 		if strings.HasPrefix(name, "theory_") {
 			label = "theory"
