@@ -331,36 +331,36 @@ func (e Expect) evaluate(t *results.Table) Verdict {
 	if math.IsNaN(half) {
 		half = 0
 	}
-	switch e.Relation {
-	case Approx:
+	// widen is the CI half-width h of a difference with a claimed_runs-run estimate: h·√(1 + N/claimed_runs).
+	widen := func(h float64) float64 {
+		if e.ClaimedRuns == 0 {
+			return h
+		}
+		return h * math.Sqrt(1+float64(m.N)/float64(e.ClaimedRuns))
+	}
+	switch {
+	case e.Relation == Approx:
 		what := "our CI"
 		if e.ClaimedRuns > 0 {
-			half *= math.Sqrt(1 + float64(m.N)/float64(e.ClaimedRuns))
 			what = fmt.Sprintf("CI of the difference with a %d-run estimate", e.ClaimedRuns)
 		}
+		half = widen(half)
 		v.Target = fmt.Sprintf("%.6g ± %.3g (claimed value's rounding; %s ± %.3g added)", e.Value, e.Tol, what, half)
 		v.Pass = math.Abs(m.Mean-e.Value) <= e.Tol+half+slack(e.Value)
-	case WithinCI:
+	case e.Relation == WithinCI:
 		th := results.MeanCI(valuesAt(t, rows, e.Theory, e.Level), e.Alpha)
 		v.Target = fmt.Sprintf("%.6g (%s; CI %.4g%% ± %.3g, allowance %.3g)", th.Mean, e.Theory, 100*(1-e.Alpha), half, e.Allowance)
 		v.Pass = math.Abs(m.Mean-th.Mean) <= half+e.Allowance+slack(th.Mean)
 		if !v.Pass && m.N < 2 && e.Allowance == 0 {
 			v.Reason = "one value only: no confidence interval to compare with the theory (run 2 or more replications, or give an allowance)"
 		}
-	case LessThan, GreaterThan:
-		if !e.HasBound {
-			break
-		}
-		if e.Relation == LessThan {
-			v.Target = fmt.Sprintf("< %.6g (with our CI ± %.3g)", e.Bound, half)
-			v.Pass = m.Mean+half < e.Bound
-		} else {
-			v.Target = fmt.Sprintf("> %.6g (with our CI ± %.3g)", e.Bound, half)
-			v.Pass = m.Mean-half > e.Bound
-		}
-	}
-	switch {
-	case (e.Relation == LessThan || e.Relation == GreaterThan) && !e.HasBound, e.Relation == Ratio:
+	case e.HasBound && e.Relation == LessThan:
+		v.Target = fmt.Sprintf("< %.6g (with our CI ± %.3g)", e.Bound, half)
+		v.Pass = m.Mean+half < e.Bound
+	case e.HasBound: // GreaterThan
+		v.Target = fmt.Sprintf("> %.6g (with our CI ± %.3g)", e.Bound, half)
+		v.Pass = m.Mean-half > e.Bound
+	default: // LessThan, GreaterThan and Ratio against another selection
 		xs, matched := values(t, merge(e.Where, e.Other), e.Metric, e.Level)
 		o := results.MeanCI(xs, e.Alpha)
 		if o.N == 0 {
@@ -386,10 +386,7 @@ func (e Expect) evaluate(t *results.Table) Verdict {
 			if math.IsNaN(oh) {
 				oh = 0
 			}
-			hr := math.Abs(r) * math.Hypot(half/m.Mean, oh/o.Mean)
-			if e.ClaimedRuns > 0 {
-				hr *= math.Sqrt(1 + float64(m.N)/float64(e.ClaimedRuns))
-			}
+			hr := widen(math.Abs(r) * math.Hypot(half/m.Mean, oh/o.Mean))
 			if math.IsNaN(hr) {
 				hr = 0
 			}

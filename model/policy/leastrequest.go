@@ -18,7 +18,8 @@ const leastRequestDoc = "Envoy's least request: equal weights: choice_count host
 //   - equal weights, N_CHOICES (unweightedHostPickNChoices): choice_count hosts drawn uniformly with replacement; the
 //     first is the candidate and a later sample replaces it only with strictly fewer active requests;
 //   - equal weights, FULL_SCAN (unweightedHostPickFullScan): every host in order, the least active kept, ties
-//     broken uniformly by reservoir sampling (Envoy PR #31507, released in 1.30);
+//     broken uniformly by reservoir sampling (Envoy PR #31507, released in 1.30). That is JSQ's law, so it is drawn
+//     as jsq draws it, in O(1) from the sorted levels (one draw among the tied, not one per tie);
 //   - unequal weights (EdfLoadBalancerBase with hostWeight()): an earliest-deadline-first schedule. Each host holds a
 //     deadline; a pick takes the earliest (ties: earliest inserted), sets the schedule's clock to it and re-inserts
 //     the host with deadline clock + 1/w', w' = weight/(active+1)^active_request_bias computed at the pick. Other
@@ -65,21 +66,8 @@ func (p *leastRequest) Pick(l *sim.Levels, r *sim.Rand, now float64) int {
 			return w / math.Pow(active, p.bias)
 		})
 	}
-	n := l.N()
 	if p.fullScan {
-		best, bq, tied := 0, l.Len(0), 1
-		for k := 1; k < n; k++ {
-			switch q := l.Len(k); {
-			case q < bq:
-				best, bq, tied = k, q, 1
-			case q == bq:
-				tied++
-				if r.IntN(tied) == 0 {
-					best = k
-				}
-			}
-		}
-		return best
+		return jsq{}.Pick(l, r, now) // FULL_SCAN's law is JSQ's: a least-loaded host, ties uniform
 	}
 	return p.nChoices.Pick(l, r, now) // N_CHOICES is JSQ(d) with replacement, d = choice_count
 }

@@ -167,12 +167,7 @@ func (BulletinBoard) run(p model.Point, seed model.Seed, series bool) ([]results
 		return d
 	})
 	unstable := p[bLambda].F >= 1
-	th := boardTheory(p, len(out.tail))
-	if unstable {
-		th = []results.Cell{results.Null(), results.Null(), results.Null(), results.Null()}
-	}
-	row := out.cells(unstable, th)
-	row = append(row[:len(row)-4:len(row)-4], append([]results.Cell{results.Int(d.refreshes)}, row[len(row)-4:]...)...)
+	row := append(append(out.cells(unstable), results.Int(d.refreshes)), boardTheory(p, len(out.tail))...)
 	var rows [][]results.Cell
 	for _, sn := range out.series {
 		q := make([]float64, len(sn.queues))
@@ -188,16 +183,15 @@ func (BulletinBoard) run(p model.Point, seed model.Seed, series bool) ([]results
 // JSQ(d) and JSQ on a periodic or individual board with one dispatcher have the fluid limit (boardFluid). Otherwise
 // null.
 func boardTheory(p model.Point, k int) []results.Cell {
-	none := []results.Cell{results.Null(), results.Null(), results.Null(), results.Null()}
 	lambda, id := p[bLambda].F, policy.ID(p[bPolicy].I)
 	if !(lambda < 1) {
-		return none
+		return noTheory()
 	}
 	sp := make(model.Point, len(params))
 	sp[pN], sp[pLambda], sp[pPolicy], sp[pD] = p[bN], p[bLambda], p[bPolicy], p[bD]
 	if id == policy.Random || id == policy.RoundRobin || p[bPeriod].F == 0 {
-		if id == policy.RoundRobin && p[bDispatchers].I > 1 {
-			return none // k interleaved cursors are not E_n/M/1
+		if static, _ := loadBlind(id); static && id != policy.Random && p[bDispatchers].I > 1 {
+			return noTheory() // k interleaved round-robin cursors are not E_n/M/1
 		}
 		return theory(sp, serversOf(sp), k)
 	}
@@ -209,31 +203,30 @@ func boardTheory(p model.Point, k int) []results.Cell {
 // p99). Where the fluid limit settles on no cycle (JSQ on a periodic board from T ≈ 5.5 on: irregular phases whose
 // window average is uncertain by tens of percent) the columns are null rather than a number that is not a limit.
 func boardFluid(p model.Point, k int) []results.Cell {
-	none := []results.Cell{results.Null(), results.Null(), results.Null(), results.Null()}
 	d := 0
 	switch policy.ID(p[bPolicy].I) {
 	case policy.JSQd:
 		d = int(p[bD].I)
 	case policy.JSQ:
 	default:
-		return none
+		return noTheory()
 	}
 	u := analytic.BoardPeriodic
 	switch update(p[bUpdate].I) {
 	case individual:
 		u = analytic.BoardIndividual
 	case dispatchCounts:
-		return none
+		return noTheory()
 	}
 	if p[bDispatchers].I != 1 || p[bPeriod].F > 1000 {
-		return none
+		return noTheory()
 	}
 	if d == 0 && u == analytic.BoardPeriodic && p[bPeriod].F > 5 {
-		return none // no stable cycle (see above); BulletinBoardFluid would average 1500 irregular phases
+		return noTheory() // no stable cycle (see above); BulletinBoardFluid would average 1500 irregular phases
 	}
 	f, err := analytic.BulletinBoardFluid(p[bLambda].F, d, p[bPeriod].F, u)
 	if err != nil || f.Period == 0 {
-		return none
+		return noTheory()
 	}
 	tail := make([]float64, k)
 	copy(tail, f.Tail)

@@ -2,6 +2,8 @@ package supermarket
 
 import (
 	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
 	"testing"
 
 	"lbsweep/model"
@@ -174,7 +176,7 @@ func TestBoardIndividualAgesAreExponential(t *testing.T) {
 	}
 	total := float64(len(ages))
 	p := math.Exp(-1)
-	z := 3.29 // two-sided 0.001
+	z := distuv.UnitNormal.Quantile(1 - 0.001/2) // two-sided 0.001
 	// The 50 entries at one probe are independent; probes 3T apart are nearly so (correlation of the indicator
 	// about e^(−3)): the binomial spread is widened by 1.1 (see the mean below).
 	if d := math.Abs(float64(above) - total*p); d > 1.1*z*math.Sqrt(total*p*(1-p)) {

@@ -109,7 +109,7 @@ type servers struct {
 	uniform bool      // every server has the same rate
 	rate    []float64 // per server; nil when uniform
 	mu      float64   // the common rate when uniform; the largest rate otherwise
-	weight  []float64 // per server static weights for weighted policies; nil when all equal
+	weight  []float64 // per class static weight for weighted policies (default: the rate); nil when all equal
 }
 
 func serversOf(p model.Point) servers {
@@ -118,8 +118,7 @@ func serversOf(p model.Point) servers {
 	}
 	var s servers
 	equalWeights := true
-	firstWeight := math.NaN()
-	for _, r := range p[pServers].R {
+	for i, r := range p[pServers].R {
 		c := analytic.Class{Count: int(r[fCount].I), Rate: r[fRate].F}
 		s.classes = append(s.classes, c)
 		s.n += c.Count
@@ -127,15 +126,16 @@ func serversOf(p model.Point) servers {
 		if r[fWeight].Valid {
 			w = r[fWeight].F
 		}
-		if math.IsNaN(firstWeight) {
-			firstWeight = w
+		s.weight = append(s.weight, w)
+		equalWeights = equalWeights && w == s.weight[0]
+		if i == 0 {
+			s.uniform, s.mu = true, c.Rate
 		}
-		equalWeights = equalWeights && w == firstWeight
-	}
-	s.uniform, s.mu = true, s.classes[0].Rate
-	for _, c := range s.classes {
 		s.uniform = s.uniform && c.Rate == s.mu
 		s.mu = max(s.mu, c.Rate)
+	}
+	if equalWeights {
+		s.weight = nil
 	}
 	if !s.uniform {
 		s.rate = make([]float64, 0, s.n)
@@ -145,25 +145,21 @@ func serversOf(p model.Point) servers {
 			}
 		}
 	}
-	if !equalWeights {
-		s.weight = make([]float64, 0, s.n)
-		for i, c := range s.classes {
-			w := c.Rate
-			if r := p[pServers].R[i]; r[fWeight].Valid {
-				w = r[fWeight].F
-			}
-			for range c.Count {
-				s.weight = append(s.weight, w)
-			}
-		}
-	}
 	return s
 }
 
 // policyServers is what a policy knows of the servers: their weights, and their mean service times 1/μ as the
 // configured latencies (nil when all are 1).
 func (s servers) policyServers() policy.Servers {
-	ps := policy.Servers{N: s.n, Weight: s.weight}
+	ps := policy.Servers{N: s.n}
+	if s.weight != nil {
+		ps.Weight = make([]float64, 0, s.n)
+		for i, c := range s.classes {
+			for range c.Count {
+				ps.Weight = append(ps.Weight, s.weight[i])
+			}
+		}
+	}
 	if s.rate != nil {
 		ps.Latency = make([]float64, s.n)
 		for k, mu := range s.rate {
@@ -325,13 +321,11 @@ func (s servers) shares(p model.Point) []float64 {
 		return out
 	}
 	sum := 0.0
-	for _, w := range s.weight {
-		sum += w
-	}
-	k := 0
 	for i, c := range s.classes {
-		out[i] = total * s.weight[k] / sum
-		k += c.Count
+		sum += float64(c.Count) * s.weight[i]
+	}
+	for i := range s.classes {
+		out[i] = total * s.weight[i] / sum
 	}
 	return out
 }
@@ -383,23 +377,27 @@ func (Model) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
 	streams := sim.NewStreams(seed)
 	out := simulate(cfg, streams, newFresh(pol, streams))
 	unstable := instability(p, srv) != ""
-	th := theory(p, srv, len(out.tail))
-	if unstable {
-		th = []results.Cell{results.Null(), results.Null(), results.Null(), results.Null()}
+	th := noTheory()
+	if !unstable {
+		th = theory(p, srv, len(out.tail))
 	}
-	return out.cells(unstable, th), nil
+	return append(out.cells(unstable), th...), nil
 }
 
-// cells are the metric columns shared by the supermarket and bulletin-board models, from mean_sojourn to unstable,
-// followed by the theory cells th.
-func (out outcome) cells(unstable bool, th []results.Cell) []results.Cell {
+// noTheory is the four theory cells where no closed form applies.
+func noTheory() []results.Cell {
+	return []results.Cell{results.Null(), results.Null(), results.Null(), results.Null()}
+}
+
+// cells are the metric columns shared by the supermarket and bulletin-board models, from mean_sojourn to unstable.
+func (out outcome) cells(unstable bool) []results.Cell {
 	sojourn := func(x float64) results.Cell { // null, not NaN, when no job arrived in the window
 		if out.sojourns.Count() == 0 {
 			return results.Null()
 		}
 		return results.Float(x)
 	}
-	row := []results.Cell{
+	return []results.Cell{
 		sojourn(out.sojourns.Mean()),
 		sojourn(out.sojourns.Quantile(0.5)),
 		sojourn(out.sojourns.Quantile(0.99)),
@@ -410,13 +408,11 @@ func (out outcome) cells(unstable bool, th []results.Cell) []results.Cell {
 		results.Int(out.events),
 		results.Boolean(unstable),
 	}
-	return append(row, th...)
 }
 
 // theory returns the theory columns for point p, with theory_queue_tail of length k.
 func theory(p model.Point, srv servers, k int) []results.Cell {
 	lambda := p[pLambda].F
-	none := []results.Cell{results.Null(), results.Null(), results.Null(), results.Null()}
 	var mean, p99 float64
 	var tail []float64
 	var source string
@@ -431,14 +427,14 @@ func theory(p model.Point, srv servers, k int) []results.Cell {
 		case policy.RoundRobin:
 			mean, p99, tail, source = analytic.RoundRobinHeteroMeanSojourn(lambda, srv.classes), analytic.RoundRobinHeteroSojournQuantile(lambda, srv.classes, 0.99), analytic.RoundRobinHeteroTail(lambda, srv.classes, k), SourceRRHetero
 		default:
-			return none
+			return noTheory()
 		}
 		return []results.Cell{results.Float(mean), results.Float(p99), results.List(tail), results.Str(source)}
 	}
 	// Identical servers of rate μ: the unit-rate formulas at load ρ = λ/μ, with times divided by μ.
 	n, rho, mu := srv.n, lambda/srv.mu, srv.mu
 	if !(rho < 1) {
-		return none
+		return noTheory()
 	}
 	id := policy.ID(p[pPolicy].I)
 	if (id == policy.SmoothWRR || id == policy.WRRExpanded) && srv.weight == nil {
@@ -456,7 +452,7 @@ func theory(p model.Point, srv servers, k int) []results.Cell {
 			source = SourceMM1
 		}
 	default:
-		return none
+		return noTheory()
 	}
 	return []results.Cell{results.Float(mean / mu), results.Float(p99 / mu), results.List(tail), results.Str(source)}
 }
