@@ -10,8 +10,10 @@ import (
 
 // RelativeAccuracy is the sojourn percentiles' guaranteed relative error: a reported quantile x̃ of a true quantile x
 // satisfies |x̃ − x| ≤ 0.001·x (DDSketch, Masson, Rim & Lee, VLDB 2019; DataDog/sketches-go). Memory is bounded by the
-// logarithmic range of the values, not their number. The index mapping is the library's cubically interpolated one:
-// the same guarantee as the logarithmic mapping without a math.Log per value (the logarithm was 40% of a run).
+// logarithmic range of the values, not their number. The index mapping is the library's linearly interpolated one:
+// the same guarantee as the logarithmic mapping from the float's exponent and significand bits, with no math.Log
+// (the logarithm was 40% of a run) and no polynomial (the cubically interpolated mapping's was 15% of a run), for
+// about 1.44 times the logarithmic mapping's bins (about 13,000 eight-byte bins for values from 10^-3 to 10^3).
 const RelativeAccuracy = 0.001
 
 // Sojourns records sojourn times (mean exact, percentiles from a DDSketch with RelativeAccuracy).
@@ -19,17 +21,20 @@ type Sojourns struct {
 	n   int64
 	sum float64
 	sk  *ddsketch.DDSketch
-	// The sketch's own mapping and positive-value store, held as concrete types: a value in the indexable range goes
-	// straight to its bin (the same index and count DDSketch.Add would record, without its four interface calls per
-	// value); zero and out-of-range values take the sketch's own path.
-	m        *mapping.CubicallyInterpolatedMapping
+	// The sketch's own mapping and positive-value store, held as concrete types. A value in the indexable range is
+	// counted in counts[index − off] by the sketch's own mapping; the counts move into the sketch's store (one
+	// AddWithCount per index, the same bins and totals as one DDSketch.Add per value, since counts below 2^53 add
+	// exactly) before any quantile is read. Zero and out-of-range values take the sketch's own path.
+	m        *mapping.LinearlyInterpolatedMapping
 	pos      *store.DenseStore
 	min, max float64
+	counts   []uint64
+	off      int
 }
 
 // NewSojourns returns an empty recorder.
 func NewSojourns() *Sojourns {
-	m, err := mapping.NewCubicallyInterpolatedMapping(RelativeAccuracy)
+	m, err := mapping.NewLinearlyInterpolatedMapping(RelativeAccuracy)
 	if err != nil {
 		panic("sim: " + err.Error())
 	}
@@ -43,11 +48,43 @@ func (s *Sojourns) Add(x float64) {
 	s.n++
 	s.sum += x
 	if x > s.min && x <= s.max {
-		s.pos.Add(s.m.Index(x))
+		i := s.m.Index(x)
+		if j := i - s.off; uint(j) < uint(len(s.counts)) {
+			s.counts[j]++
+			return
+		}
+		s.widen(i)
+		s.counts[i-s.off]++
 		return
 	}
 	if err := s.sk.Add(x); err != nil {
 		panic("sim: sojourn " + err.Error())
+	}
+}
+
+// widen grows counts to cover index i (at least doubling, so that growth is amortised O(1)).
+func (s *Sojourns) widen(i int) {
+	if len(s.counts) == 0 {
+		s.counts, s.off = make([]uint64, 1024), i-512
+		return
+	}
+	lo, hi := min(i, s.off), max(i+1, s.off+len(s.counts))
+	grow := max(hi-lo, 2*len(s.counts))
+	if i < s.off {
+		lo = hi - grow
+	}
+	c := make([]uint64, grow)
+	copy(c[s.off-lo:], s.counts)
+	s.counts, s.off = c, lo
+}
+
+// flush moves the counts into the sketch's store.
+func (s *Sojourns) flush() {
+	for j, c := range s.counts {
+		if c > 0 {
+			s.pos.AddWithCount(s.off+j, float64(c))
+			s.counts[j] = 0
+		}
 	}
 }
 
@@ -69,6 +106,7 @@ func (s *Sojourns) Quantile(p float64) float64 {
 	if s.n == 0 {
 		return math.NaN()
 	}
+	s.flush()
 	v, err := s.sk.GetValueAtQuantile(p)
 	if err != nil {
 		return math.NaN()

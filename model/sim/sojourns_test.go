@@ -5,6 +5,10 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/DataDog/sketches-go/ddsketch"
+	"github.com/DataDog/sketches-go/ddsketch/mapping"
+	"github.com/DataDog/sketches-go/ddsketch/store"
 )
 
 // quantileSlack covers the floating-point rounding of the sketch's index mapping and its inverse (a handful of
@@ -127,5 +131,44 @@ func TestSojournsZero(t *testing.T) {
 	}
 	if q := s.Quantile(1); math.Abs(q-4) > (RelativeAccuracy+quantileSlack)*4 {
 		t.Errorf("Quantile(1) = %v, want 4 ± 0.1%%", q)
+	}
+}
+
+// The counted fast path gives exactly the quantiles of a plain DDSketch fed one value at a time with the same mapping,
+// for values spread over sixteen decades (so the counts widen both ways, from either end) and with quantiles read
+// between additions (so counts are moved into the sketch more than once).
+func TestSojournsEqualsDDSketch(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, first := range []float64{1e-6, 1, 1e9} {
+		s := NewSojourns()
+		m, err := mapping.NewLinearlyInterpolatedMapping(RelativeAccuracy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := ddsketch.NewDDSketch(m, store.NewDenseStore(), store.NewDenseStore())
+		add := func(x float64) {
+			s.Add(x)
+			if err := ref.Add(x); err != nil {
+				t.Fatal(err)
+			}
+		}
+		add(first)
+		for i := range 50_000 {
+			add(math.Pow(10, 16*r.Float64()-7) * r.ExpFloat64())
+			if i%9_999 == 0 {
+				add(0)
+			}
+			if i%12_345 == 0 || i == 49_999 {
+				for _, p := range []float64{0, 0.01, 0.5, 0.9, 0.99, 0.999, 1} {
+					want, err := ref.GetValueAtQuantile(p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got := s.Quantile(p); got != want {
+						t.Fatalf("first %g, after %d values: Quantile(%v) = %v, DDSketch gives %v", first, i, p, got, want)
+					}
+				}
+			}
+		}
 	}
 }
