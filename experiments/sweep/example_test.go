@@ -41,6 +41,6 @@ policy = { name = "jsq_d", d = 2 }
 		fmt.Printf("mean sojourn %.2f (mean field %.3f)\n", row[m].F, row[th].F)
 	}
 	// Output:
-	// mean sojourn 2.64 (mean field 2.614)
-	// mean sojourn 2.70 (mean field 2.614)
+	// mean sojourn 2.61 (mean field 2.614)
+	// mean sojourn 2.60 (mean field 2.614)
 }

@@ -2,7 +2,9 @@ package bins
 
 import (
 	"math"
+	"slices"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -59,7 +61,7 @@ func TestSeed001Semantics(t *testing.T) {
 	for range 1000 {
 		want := make([]uint8, n)
 		copy(want, bins)
-		best, cand := replay.IntN2(n) // randrange(n) twice: the first probe, then the candidate
+		best, cand := replay.IntN2(n, n) // randrange(n) twice: the first probe, then the candidate
 		if want[cand] < want[best] {
 			best = cand
 		}
@@ -219,10 +221,46 @@ func TestVariantsAgree(t *testing.T) {
 	}
 }
 
+// BenchmarkP2CMillion times whole runs (allocation, placement, histogram, theory) of m = n = 10^6, d = 2.
 func BenchmarkP2CMillion(b *testing.B) {
 	p := pt(1_000_000, 1_000_000, 2, greedy, true, tieFirst)
 	for i := range b.N {
 		Model{}.Run(p, model.Seed{Run: uint64(i)})
 	}
 	b.ReportMetric(float64(b.N)*1e6/b.Elapsed().Seconds(), "balls/s")
+}
+
+// BenchmarkP2CMillionPlace times the placement loop alone, the scope of the C reference's balls_per_sec
+// (shared/anchors/bins.c times the throw loop only, after zeroing the bins and before the histogram).
+func BenchmarkP2CMillionPlace(b *testing.B) {
+	const n = 1_000_000
+	pl := &placer{n: n, d: 2, replacement: true, scheme: greedy}
+	bins := make([]uint8, n)
+	var placing time.Duration
+	for i := range b.N {
+		clear(bins)
+		r := sim.NewStreams(model.Seed{Run: uint64(i)}).Dispatch
+		start := time.Now()
+		if place(pl, bins, r, 0, n) != n {
+			b.Fatal("a bin overflowed 8 bits")
+		}
+		placing += time.Since(start)
+	}
+	b.ReportMetric(float64(b.N)*n/placing.Seconds(), "balls/s")
+}
+
+// The 8-bit histogram's fixed table gives what the general path gives for the same loads held 16 bits wide.
+func TestHistogramWidths(t *testing.T) {
+	r := sim.NewRand(5, 6)
+	for _, n := range []int{1, 7, 1000} {
+		b8 := make([]uint8, n)
+		for i := range b8 {
+			b8[i] = uint8(3 + r.IntN(250))
+		}
+		c8, lo8, hi8 := histogram(b8)
+		c16, lo16, hi16 := histogram(widen[uint8, uint16](b8))
+		if !slices.Equal(c8, c16) || lo8 != lo16 || hi8 != hi16 {
+			t.Errorf("n = %d: 8-bit %v %d %d, 16-bit %v %d %d", n, c8, lo8, hi8, c16, lo16, hi16)
+		}
+	}
 }

@@ -28,7 +28,7 @@ func place[T load](p *placer, bins []T, r *sim.Rand, from, to int64) int64 {
 	case p.scheme == greedy && p.d == 2 && p.replacement && !p.tieRandom && p.noise == 0:
 		// Seed 001's assign(bins, probes=2): two probes with replacement, strictly less replaces, first wins ties.
 		for i := from; i < to; i++ {
-			a, b := r.IntN2(n) // the first probe, then the second
+			a, b := r.IntN2(n, n) // the first probe, then the second
 			if bins[b] < bins[a] {
 				a = b
 			}
@@ -104,6 +104,23 @@ func widen[T, U load](bins []T) []U {
 
 // histogram returns count[k] = bins with load exactly k, and the minimum and maximum load.
 func histogram[T load](bins []T) (count []float64, lo, hi int) {
+	if b8, ok := any(bins).([]uint8); ok { // the usual case: count into a fixed table, no growth check per bin
+		var c [256]int64
+		for _, v := range b8 {
+			c[v]++
+		}
+		lo, hi = 255, 0
+		for k, x := range c {
+			if x > 0 {
+				lo, hi = min(lo, k), k
+			}
+		}
+		count = make([]float64, hi+1)
+		for k := range count {
+			count[k] = float64(c[k])
+		}
+		return count, lo, hi
+	}
 	lo, hi = int(^uint32(0)>>1), 0
 	for _, v := range bins {
 		x := int(v)

@@ -91,12 +91,20 @@ func TestIntNUniform(t *testing.T) {
 	}
 }
 
-// The stream is math/rand/v2's PCG: the same bits as rand.NewPCG with the same seeds.
-func TestRandIsPCG(t *testing.T) {
-	a, b := NewRand(11, 12), rand.NewPCG(11, 12)
-	for range 100 {
-		if a.Uint64() != b.Uint64() {
-			t.Fatal("sim.Rand diverges from rand.PCG")
+// The generator is xoshiro256**: from the state (1, 2, 3, 4) it gives the reference implementation's first outputs
+// (prng.di.unimi.it/xoshiro256starstar.c), and NewRand(seed, 0) is seeded as the C reference's rng_seed(seed)
+// (shared/anchors/supermarket.c: four SplitMix64 outputs from seed), values computed with that C code for seed 42.
+func TestRandIsXoshiro256StarStar(t *testing.T) {
+	r := &Rand{s0: 1, s1: 2, s2: 3, s3: 4}
+	for i, want := range []uint64{11520, 0, 1509978240, 1215971899390074240} {
+		if got := r.Uint64(); got != want {
+			t.Errorf("state (1,2,3,4): value %d = %d, want %d", i, got, want)
+		}
+	}
+	r = NewRand(42, 0)
+	for i, want := range []uint64{0x15780b2e0c2ec716, 0x6104d9866d113a7e, 0xae17533239e499a1} {
+		if got := r.Uint64(); got != want {
+			t.Errorf("NewRand(42, 0): value %d = %#016x, want %#016x", i, got, want)
 		}
 	}
 }
@@ -137,33 +145,43 @@ func BenchmarkIntNStdlib(b *testing.B) {
 	_ = s
 }
 
-// IntN2's two values are each uniform and independent of each other: a chi-square test on the joint 10×10 table.
+// IntN2's two values are each uniform and independent of each other: a chi-square test on the joint table of up to
+// 10×10 cells, with equal and unequal bounds (the bounds near 2^32 reject a half about half the time).
 func TestIntN2Uniform(t *testing.T) {
 	r := NewRand(9, 10)
-	for _, n := range []int{1, 2, 10, 1_000_000, 1<<32 - 1} {
+	for _, c := range [][2]int{{1, 1}, {2, 2}, {10, 10}, {1_000_000, 1_000_000}, {1<<32 - 1, 1<<32 - 1},
+		{10, 9}, {2, 1}, {1000, 999}, {1<<31 + 1, 7}, {5, 1<<31 + 1}} {
+		n, m := c[0], c[1]
 		const draws = 300_000
 		const bins = 10
+		kn, km := min(n, bins), min(m, bins)
 		var joint [bins][bins]int
 		for range draws {
-			a, b := r.IntN2(n)
-			if a < 0 || a >= n || b < 0 || b >= n {
-				t.Fatalf("IntN2(%d) = %d, %d", n, a, b)
+			a, b := r.IntN2(n, m)
+			if a < 0 || a >= n || b < 0 || b >= m {
+				t.Fatalf("IntN2(%d, %d) = %d, %d", n, m, a, b)
 			}
-			joint[a*min(n, bins)/n][b*min(n, bins)/n]++
+			joint[a*kn/n][b*km/m]++
 		}
-		k := min(n, bins)
-		if k < 2 {
+		if kn*km < 2 {
 			continue
 		}
 		chi := 0.0
-		e := float64(draws) / float64(k*k)
-		for i := range k {
-			for j := range k {
+		for i := range kn {
+			for j := range km {
+				// expected count of cell (i, j): the share of [0, n) and of [0, m) that maps to it
+				e := float64(draws) * cellShare(i, kn, n) * cellShare(j, km, m)
 				chi += (float64(joint[i][j]) - e) * (float64(joint[i][j]) - e) / e
 			}
 		}
-		if crit := (distuv.ChiSquared{K: float64(k*k - 1)}).Quantile(1 - alphaRand); chi > crit {
-			t.Errorf("IntN2(%d): joint chi-square %.1f > %.1f", n, chi, crit)
+		if crit := (distuv.ChiSquared{K: float64(kn*km - 1)}).Quantile(1 - alphaRand); chi > crit {
+			t.Errorf("IntN2(%d, %d): joint chi-square %.1f > %.1f", n, m, chi, crit)
 		}
 	}
+}
+
+// cellShare is the fraction of the values v in [0, n) with v·k/n = i (integer division).
+func cellShare(i, k, n int) float64 {
+	first := func(i int) int { return (i*n + k - 1) / k } // the smallest v with v·k/n ≥ i
+	return float64(first(i+1)-first(i)) / float64(n)
 }

@@ -4,7 +4,7 @@ import (
 	"lbsweep/model"
 )
 
-// Stream identifiers: the second PCG seed of each purpose. Fixed forever: changing one changes every result.
+// Stream identifiers: the second seed of each purpose (see NewRand). Fixed forever: changing one changes every result.
 const (
 	streamArrivals = 0x6172726976616c73 // "arrivals"
 	streamService  = 0x7365727669636573 // "services"
@@ -13,8 +13,8 @@ const (
 )
 
 // Streams are the independent random streams of one run, one per purpose, so that runs that differ only in their
-// dispatch policy see identical arrival times (common random numbers). Each is a PCG-DXSM generator
-// (math/rand/v2.PCG) seeded with (seed, purpose).
+// dispatch policy see identical arrival times (common random numbers). Each is an xoshiro256** generator
+// seeded with (seed, purpose) (NewRand).
 type Streams struct {
 	Arrivals *Rand // inter-arrival times
 	Service  *Rand // service completions

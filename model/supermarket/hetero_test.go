@@ -16,17 +16,18 @@ import (
 var twoClasses = []analytic.Class{{Count: 4, Rate: 0.5}, {Count: 6, Rate: 1}}
 
 func TestRandomUnequalRatesIsMM1(t *testing.T) {
+	a := alpha / 5 // 5 checks of one law (Bonferroni)
 	const lambda = 0.4
 	p := heteroPoint(t, twoClasses, 0.5, 40000, 4000, "random", 0, false)
 	if p[pLambda].F != lambda || p[pN].I != 10 {
 		t.Fatalf("resolved λ = %v, n = %v; want 0.4, 10", p[pLambda].F, p[pN].I)
 	}
 	rows := replicate(t, p, 10)
-	within(t, "mean sojourn", column(rows, metric(mMean)), analytic.RandomHeteroMeanSojourn(lambda, twoClasses), 0, alpha)
+	within(t, "mean sojourn", column(rows, metric(mMean)), analytic.RandomHeteroMeanSojourn(lambda, twoClasses), 0, a)
 	p99 := analytic.RandomHeteroSojournQuantile(lambda, twoClasses, 0.99)
-	within(t, "p99 sojourn", column(rows, metric(mP99)), p99, p99Allowance(p99), alpha)
+	within(t, "p99 sojourn", column(rows, metric(mP99)), p99, p99Allowance(p99), a)
 	for i, s := range analytic.RandomHeteroTail(lambda, twoClasses, 3) {
-		within(t, "s_"+string(rune('1'+i)), column(rows, level(i+1)), s, 0, alpha)
+		within(t, "s_"+string(rune('1'+i)), column(rows, level(i+1)), s, 0, a)
 	}
 	if got := rows[0][mTheorySource].S; got != SourceMM1Hetero {
 		t.Errorf("theory_source = %q, want %q", got, SourceMM1Hetero)
@@ -34,25 +35,27 @@ func TestRandomUnequalRatesIsMM1(t *testing.T) {
 }
 
 func TestRoundRobinUnequalRatesIsEnM1(t *testing.T) {
+	a := alpha / 5 // 5 checks of one law (Bonferroni)
 	const lambda = 0.4
 	rows := replicate(t, heteroPoint(t, twoClasses, 0.5, 40000, 4000, "round_robin", 0, false), 10)
-	within(t, "mean sojourn", column(rows, metric(mMean)), analytic.RoundRobinHeteroMeanSojourn(lambda, twoClasses), 0, alpha)
+	within(t, "mean sojourn", column(rows, metric(mMean)), analytic.RoundRobinHeteroMeanSojourn(lambda, twoClasses), 0, a)
 	p99 := analytic.RoundRobinHeteroSojournQuantile(lambda, twoClasses, 0.99)
-	within(t, "p99 sojourn", column(rows, metric(mP99)), p99, p99Allowance(p99), alpha)
+	within(t, "p99 sojourn", column(rows, metric(mP99)), p99, p99Allowance(p99), a)
 	for i, s := range analytic.RoundRobinHeteroTail(lambda, twoClasses, 3) {
-		within(t, "s_"+string(rune('1'+i)), column(rows, level(i+1)), s, 0, alpha)
+		within(t, "s_"+string(rune('1'+i)), column(rows, level(i+1)), s, 0, a)
 	}
 }
 
 // Identical servers of rate 2 are unit-rate servers with time halved: random at λ = 1.6 per server (load 0.8) has mean
 // sojourn 1/(2 − 1.6) = 2.5 and busy fraction 0.8, and the theory columns say so.
 func TestRateScalesTime(t *testing.T) {
+	a := alpha / 2 // 2 checks of one law (Bonferroni)
 	rows := replicate(t, heteroPoint(t, []analytic.Class{{Count: 10, Rate: 2}}, 0.8, 10000, 1000, "random", 0, false), 10)
 	if got := rows[0][mTheoryMean].F; math.Abs(got-2.5) > 1e-12 {
 		t.Errorf("theory_mean_sojourn = %v, want 2.5", got)
 	}
-	within(t, "mean sojourn", column(rows, metric(mMean)), 2.5, 0, alpha)
-	within(t, "s_1", column(rows, level(1)), 0.8, 0, alpha)
+	within(t, "mean sojourn", column(rows, metric(mMean)), 2.5, 0, a)
+	within(t, "s_1", column(rows, level(1)), 0.8, 0, a)
 }
 
 // Seed 002 §3's hetero setting: 20 servers at 0.5 and 80 at 1, load 0.8, so λ = 0.72 per server. Random and round

@@ -16,7 +16,8 @@ import (
 // Statistical tests compare simulated means over independent replications with closed forms that are exact at
 // finite n (random = n independent M/M/1 queues; round robin = E_n/M/1; s_1 = λ; Little's law), using a two-sided
 // Student-t confidence interval at level 1 − alpha. The seeds are fixed, so each test is deterministic; alpha says
-// how often a correct simulator would fail it if the seeds were drawn anew.
+// how often a correct simulator would fail it if the seeds were drawn anew. A test that checks k numbers of one law
+// checks each at alpha/k (Bonferroni), so that alpha bounds the whole test's chance of failing a correct simulator.
 const alpha = 0.01
 
 // Metric columns, by index into Metrics().
@@ -145,15 +146,16 @@ func p99Allowance(theory float64) float64 { return sim.RelativeAccuracy * theory
 
 // Random dispatch makes every server an independent M/M/1 queue with arrival rate λ: exact at any n.
 func TestRandomIsMM1(t *testing.T) {
+	a := alpha / 7 // 7 checks of one law (Bonferroni)
 	const n, lambda = 10, 0.7
 	rows := replicate(t, point(t, n, lambda, 20000, 2000, "random", 0, false), 10)
-	within(t, "mean sojourn", column(rows, metric(mMean)), analytic.MM1MeanSojourn(lambda, 1), 0, alpha)
+	within(t, "mean sojourn", column(rows, metric(mMean)), analytic.MM1MeanSojourn(lambda, 1), 0, a)
 	p99 := analytic.MM1SojournQuantile(lambda, 1, 0.99)
-	within(t, "p99 sojourn", column(rows, metric(mP99)), p99, p99Allowance(p99), alpha)
+	within(t, "p99 sojourn", column(rows, metric(mP99)), p99, p99Allowance(p99), a)
 	p50 := analytic.MM1SojournQuantile(lambda, 1, 0.5)
-	within(t, "p50 sojourn", column(rows, metric(mP50)), p50, p99Allowance(p50), alpha)
+	within(t, "p50 sojourn", column(rows, metric(mP50)), p50, p99Allowance(p50), a)
 	for i, s := range analytic.MM1Tail(lambda, 4) {
-		within(t, "s_"+string(rune('1'+i)), column(rows, level(i+1)), s, 0, alpha)
+		within(t, "s_"+string(rune('1'+i)), column(rows, level(i+1)), s, 0, a)
 	}
 	if got := rows[0][mTheorySource].S; got != SourceMM1 {
 		t.Errorf("theory_source = %q, want %q", got, SourceMM1)
@@ -162,13 +164,14 @@ func TestRandomIsMM1(t *testing.T) {
 
 // Round robin sends every n-th arrival of a Poisson stream to each server: the E_n/M/1 queue, exact at any n.
 func TestRoundRobinIsEnM1(t *testing.T) {
+	a := alpha / 5 // 5 checks of one law (Bonferroni)
 	const n, lambda = 10, 0.9
 	rows := replicate(t, point(t, n, lambda, 50000, 5000, "round_robin", 0, false), 10)
-	within(t, "mean sojourn", column(rows, metric(mMean)), analytic.RoundRobinMeanSojourn(lambda, n), 0, alpha)
+	within(t, "mean sojourn", column(rows, metric(mMean)), analytic.RoundRobinMeanSojourn(lambda, n), 0, a)
 	p99 := analytic.RoundRobinSojournQuantile(lambda, n, 0.99)
-	within(t, "p99 sojourn", column(rows, metric(mP99)), p99, p99Allowance(p99), alpha)
+	within(t, "p99 sojourn", column(rows, metric(mP99)), p99, p99Allowance(p99), a)
 	for i, s := range analytic.RoundRobinTail(lambda, n, 3) {
-		within(t, "s_"+string(rune('1'+i)), column(rows, level(i+1)), s, 0, alpha)
+		within(t, "s_"+string(rune('1'+i)), column(rows, level(i+1)), s, 0, a)
 	}
 }
 
@@ -176,6 +179,7 @@ func TestRoundRobinIsEnM1(t *testing.T) {
 // as n → ∞; the finite-n allowance is the excess the C reference measures at this setting (shared/anchors/README.md:
 // s_4 = 0.2069 ± 0.0007 vs 0.2059; mean sojourn 2.617 ± 0.002 vs 2.614), rounded up to 0.001 and 0.003.
 func TestJSQ2FixedPointAtN1000(t *testing.T) {
+	a := alpha / 6 // 6 checks of one law (Bonferroni)
 	if testing.Short() {
 		t.Skip("about 7·10^7 events")
 	}
@@ -183,9 +187,9 @@ func TestJSQ2FixedPointAtN1000(t *testing.T) {
 	rows := replicate(t, point(t, 1000, lambda, 10000, 1000, "jsq_d", 2, false), 4)
 	fp := analytic.JSQdTail(lambda, 2, 6)
 	for i := 1; i <= 5; i++ {
-		within(t, "s_"+string(rune('0'+i)), column(rows, level(i)), fp[i-1], 0.001, alpha)
+		within(t, "s_"+string(rune('0'+i)), column(rows, level(i)), fp[i-1], 0.001, a)
 	}
-	within(t, "mean sojourn", column(rows, metric(mMean)), analytic.JSQdMeanSojourn(lambda, 2), 0.003, alpha)
+	within(t, "mean sojourn", column(rows, metric(mMean)), analytic.JSQdMeanSojourn(lambda, 2), 0.003, a)
 	if got := rows[0][mTheorySource].S; got != SourceMeanField {
 		t.Errorf("theory_source = %q, want %q", got, SourceMeanField)
 	}
