@@ -2,6 +2,7 @@
 #   make figures   rerun the stale experiments, draw every figure, write the report, check every claim
 #   make test      the test suite (go vet + go test)
 #   make bench     benchmarks (events/s of whole runs) and the side-by-side ratios to the C reference
+#   make pgo       refresh cmd/sweep/default.pgo, the profile the sweep binary is optimised with
 # A dataset is stale when its spec or the sweep binary is newer than it. Spec file stems equal their `name`.
 GO      ?= go
 RESULTS ?= results
@@ -9,9 +10,9 @@ FIGURES ?= figures
 SPECS   := $(wildcard experiments/*.toml)
 NAMES   := $(basename $(notdir $(SPECS)))
 DATA    := $(NAMES:%=$(RESULTS)/%/runs.parquet)
-GOFILES := $(shell find . -name '*.go' -not -path './bin/*') go.mod go.sum
+GOFILES := $(shell find . -name '*.go' -not -path './bin/*') go.mod go.sum cmd/sweep/default.pgo
 
-.PHONY: figures test bench clean
+.PHONY: figures test bench pgo clean
 figures: $(DATA) bin/plot bin/sweep
 	bin/plot -results $(RESULTS) -o $(FIGURES) $(SPECS)
 	bin/sweep check -results $(RESULTS) $(SPECS)
@@ -29,6 +30,9 @@ test:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 5x -benchmem ./model/...
 	bash bench/compare.sh
+
+pgo:
+	bash bench/pgo.sh
 
 clean:
 	rm -rf bin

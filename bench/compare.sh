@@ -3,6 +3,9 @@
 # the two on the same configurations, ROUNDS times, and printing each configuration's median events/s and the ratio.
 #   bash bench/compare.sh [ANCHORS_DIR] [ROUNDS]
 # Machines here are noisy: run it on a quiet machine, and read the ratios, not the absolute numbers.
+# Both sides run the same engine family: lbsweep's exact CTMC against the C reference's `engine=ctmc` (its default).
+# The Go benchmarks are compiled with the sweep binary's profile (cmd/sweep/default.pgo), so they time the code
+# `bin/sweep` runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 anchors=${1:-../shared/anchors}
@@ -12,8 +15,8 @@ trap 'rm -rf "$work"' EXIT
 cp -r "$anchors"/. "$work/anchors"
 chmod -R u+w "$work/anchors"
 make -s -C "$work/anchors" supermarket bins >/dev/null
-go test -c -o "$work/supermarket.test" ./model/supermarket/
-go test -c -o "$work/bins.test" ./model/bins/
+go test -c -pgo=cmd/sweep/default.pgo -o "$work/supermarket.test" ./model/supermarket/
+go test -c -pgo=cmd/sweep/default.pgo -o "$work/bins.test" ./model/bins/
 
 json() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -23,23 +26,28 @@ for r in $(seq "$rounds"); do
   for b in P2CN100 P2CN1000 RandomN100 JSQN100; do
     go[$b]+="$(awk -v b="Benchmark$b-" 'index($1, b) == 1 { print $(NF-1) }' <<<"$out") "
   done
-  go[bins]+="$("$work/bins.test" -test.run '^$' -test.bench P2CMillion -test.benchtime 20x | awk '/Benchmark/ { print $(NF-1) }') "
+  binsout=$("$work/bins.test" -test.run '^$' -test.bench P2CMillion -test.benchtime 20x)
+  go[bins]+="$(awk '$1 ~ /^BenchmarkP2CMillion-/ { print $(NF-1) }' <<<"$binsout") "
+  go[place]+="$(awk '$1 ~ /^BenchmarkP2CMillionPlace-/ { print $(NF-1) }' <<<"$binsout") "
   # The C reference on the same configurations (horizon 2·10^6/n, warm-up a tenth, as the Go benchmarks).
   c[P2CN100]+="$("$work/anchors/supermarket" jsqd 2 100 0.9 20000 2000 "$r" | json events_per_sec) "
   c[P2CN1000]+="$("$work/anchors/supermarket" jsqd 2 1000 0.9 2000 200 "$r" | json events_per_sec) "
   c[RandomN100]+="$("$work/anchors/supermarket" random 1 100 0.9 20000 2000 "$r" | json events_per_sec) "
   c[JSQN100]+="$("$work/anchors/supermarket" jsq 1 100 0.9 20000 2000 "$r" | json events_per_sec) "
   c[bins]+="$("$work/anchors/bins" 1000000 1000000 2 "$r" dchoice reps=20 | json balls_per_sec) "
+  c[place]=${c[bins]}
 done
 printf '%-32s %16s %16s %7s\n' configuration lbsweep "C reference" ratio
-for b in P2CN100 P2CN1000 RandomN100 JSQN100 bins; do
+for b in P2CN100 P2CN1000 RandomN100 JSQN100 bins place; do
   g=$(tr ' ' '\n' <<<"${go[$b]}" | grep . | median)
   r=$(tr ' ' '\n' <<<"${c[$b]}" | grep . | median)
   case $b in
     P2CN100) name="supermarket jsq_d d=2, n=100";; P2CN1000) name="supermarket jsq_d d=2, n=1000";;
     RandomN100) name="supermarket random, n=100";; JSQN100) name="supermarket jsq, n=100";;
     bins) name="balls_into_bins d=2, m=n=10^6";;
+    place) name="  its placement loop alone";;
   esac
   awk -v n="$name" -v g="$g" -v r="$r" 'BEGIN { printf "%-32s %14.3gM/s %14.3gM/s %7.2f\n", n, g/1e6, r/1e6, g/r }'
 done
-echo "(events/s for the supermarket, balls/s for bins; medians of $rounds alternating rounds)"
+echo "(events/s for the supermarket, balls/s for bins; medians of $rounds alternating rounds. The C reference times"
+echo " its event loop and its throw loop only; lbsweep's rows are whole runs, but for the placement loop's.)"

@@ -12,10 +12,4 @@ type jsq struct{}
 
 func newJSQ(Args, Servers) Policy { return jsq{} }
 
-func (jsq) Pick(l *sim.Levels, r *sim.Rand, _ float64) int {
-	_, ties := l.Shortest()
-	if ties == 1 {
-		return l.Sorted(0)
-	}
-	return l.Sorted(r.IntN(ties))
-}
+func (jsq) Pick(l *sim.Levels, r *sim.Rand, _ float64) int { return PickShortest(l, r) }

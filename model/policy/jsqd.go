@@ -36,15 +36,8 @@ func (p *jsqd) Pick(l *sim.Levels, r *sim.Rand, _ float64) int {
 		}
 		return best
 	}
-	if p.d == 2 { // a uniform ordered pair of distinct servers from two draws
-		a, b := r.IntN(n), r.IntN(n-1)
-		if b >= a {
-			b++
-		}
-		if l.Len(b) < l.Len(a) {
-			return b
-		}
-		return a
+	if p.d == 2 {
+		return PickTwoChoices(l, r)
 	}
 	if 4*p.d <= n && p.d <= maxRejection {
 		// Sequential draws, each redrawn until it is new: every draw is uniform over the servers not yet sampled,

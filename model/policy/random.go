@@ -11,4 +11,4 @@ type random struct{}
 
 func newRandom(Args, Servers) Policy { return random{} }
 
-func (random) Pick(l *sim.Levels, r *sim.Rand, _ float64) int { return r.IntN(l.N()) }
+func (random) Pick(l *sim.Levels, r *sim.Rand, _ float64) int { return PickRandom(l, r) }

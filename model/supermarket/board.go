@@ -75,7 +75,9 @@ func newBoard(rule update, period float64, k int, newPolicy func() policy.Policy
 	return b
 }
 
-func (b *board) next() float64 { return b.at }
+func (b *board) next() float64         { return b.at }
+func (b *board) inline() policy.Inline { return policy.InlineNone }
+func (b *board) observes() bool        { return b.anyObs }
 
 func (b *board) fire(t float64, lv *sim.Levels) {
 	b.refreshes++

@@ -46,6 +46,10 @@ type dispatcher interface {
 	pick(lv *sim.Levels, t float64) int
 	// done reports the job leaving server k at time t after rtt in the system.
 	done(k int, rtt, t float64)
+	// inline is how the engine may pick without calling pick (policy.InlineNone: call it), and observes whether done
+	// does anything; both fixed for the run, so the loop's branches on them are always predicted.
+	inline() policy.Inline
+	observes() bool
 }
 
 // fresh is the supermarket's dispatcher: one policy, the true queue lengths.
@@ -60,6 +64,8 @@ func newFresh(p policy.Policy, s sim.Streams) func(*sim.Levels) fresh {
 	return func(*sim.Levels) fresh { return fresh{p: p, obs: obs, r: s.Dispatch} }
 }
 
+func (f fresh) inline() policy.Inline              { return policy.InlineOf(f.p) }
+func (f fresh) observes() bool                     { return f.obs != nil }
 func (fresh) next() float64                        { return math.Inf(1) }
 func (fresh) fire(float64, *sim.Levels)            {}
 func (f fresh) pick(lv *sim.Levels, t float64) int { return f.p.Pick(lv, f.r, t) }
@@ -76,12 +82,25 @@ func simulate[D dispatcher](c config, s sim.Streams, dispatch func(lv *sim.Level
 	d := dispatch(lv)
 	fifo := make([]sim.FIFO, c.n)
 	soj := sim.NewSojourns()
-	arrivalRate := c.lambda * float64(c.n)
+	inline, observes := d.inline(), d.observes()
+	// Times are Exp(1) draws times tabulated reciprocals of the rates (a multiplication, not a division, per event):
+	// the arrival rate λn, and busy·μ for busy = 1..min(n, 2^16), the rest computed when needed.
+	perArrival := 1 / (c.lambda * float64(c.n))
+	perDeparture := make([]float64, min(c.n, 1<<16)+1)
+	for b := 1; b < len(perDeparture); b++ {
+		perDeparture[b] = 1 / (float64(b) * c.mu)
+	}
+	mean := func(busy int) float64 { // the mean time to the next departure clock tick
+		if busy < len(perDeparture) {
+			return perDeparture[busy]
+		}
+		return 1 / (float64(busy) * c.mu)
+	}
 
 	var out outcome
 	t := 0.0
-	ta := s.Arrivals.Exp() / arrivalRate // next arrival; +Inf once arrivals have stopped
-	ts := math.Inf(1)                    // next time-series sample
+	ta := s.Arrivals.Exp() * perArrival // next arrival; +Inf once arrivals have stopped
+	ts := math.Inf(1)                   // next time-series sample
 	if c.sample > 0 {
 		ts = 0
 	}
@@ -95,17 +114,25 @@ func simulate[D dispatcher](c config, s sim.Streams, dispatch func(lv *sim.Level
 	// redrawn. Each busy server k then completes at rate exactly μ_k. With equal rates nothing is thinned and no
 	// uniform is drawn, so unit-rate runs use the streams exactly as before.
 	departed := -1
-	// The departure clock td is Exp(busy·μ) from the moment it was drawn; by memorylessness an unfired clock is still
-	// exactly distributed while busy is unchanged, so it is redrawn only when it fires or busy changes.
+	// The departure clock td is Exp(busy·μ) from the moment it was drawn. By memorylessness an unfired clock's residual
+	// td − t is, at any time t, still Exp(busy·μ) and independent of everything else, so it is kept while busy is
+	// unchanged, and when an arrival changes busy from b ≥ 1 to b' it is rescaled by b/b' (an Exp(bμ) variable times
+	// b/b' is Exp(b'μ)) rather than redrawn. A fresh Exp(1) is drawn only when the clock fires (busy = −1 marks it) or
+	// starts from no busy server.
 	busy, td := 0, math.Inf(1)
 	thin := c.rate != nil
 	tx := min(d.next(), ts) // the next board event or sample (+Inf for the supermarket without a series)
 	for {
 		if b := lv.Count(1); b != busy {
-			busy, td = b, math.Inf(1)
-			if busy > 0 {
-				td = t + s.Service.Exp()/(float64(busy)*c.mu)
+			switch {
+			case b == 0:
+				td = math.Inf(1)
+			case busy > 0:
+				td = t + (td-t)*(float64(busy)*c.mu)*mean(b)
+			default:
+				td = t + s.Service.Exp()*mean(b)
 			}
+			busy = b
 		}
 		next := min(ta, td)
 		// Board refreshes and samples happen before the horizon, in time order with the other events (ties: first).
@@ -144,16 +171,26 @@ func simulate[D dispatcher](c config, s sim.Streams, dispatch func(lv *sim.Level
 		if thin && ta > td {
 			departed = lv.Busy(s.Service.IntN(busy))
 			if s.Service.Float64()*c.mu >= c.rate[departed] {
-				td = t + s.Service.Exp()/(float64(busy)*c.mu) // thinned: no departure
+				td = t + s.Service.Exp()*mean(busy) // thinned: no departure
 				continue
 			}
 		}
 		out.events++
 		if ta <= td {
-			k := d.pick(lv, t)
+			var k int
+			switch inline {
+			case policy.InlineTwoChoices:
+				k = policy.PickTwoChoices(lv, s.Dispatch)
+			case policy.InlineRandom:
+				k = policy.PickRandom(lv, s.Dispatch)
+			case policy.InlineShortest:
+				k = policy.PickShortest(lv, s.Dispatch)
+			default:
+				k = d.pick(lv, t)
+			}
 			fifo[k].Push(t)
 			lv.Up(k, t)
-			ta = t + s.Arrivals.Exp()/arrivalRate
+			ta = t + s.Arrivals.Exp()*perArrival
 			continue
 		}
 		k := departed
@@ -163,7 +200,9 @@ func simulate[D dispatcher](c config, s sim.Streams, dispatch func(lv *sim.Level
 		arrived := fifo[k].Pop()
 		lv.Down(k, t)
 		busy = -1 // the clock fired: draw the next one
-		d.done(k, t-arrived, t)
+		if observes {
+			d.done(k, t-arrived, t)
+		}
 		if arrived >= c.warmup && arrived < c.horizon {
 			soj.Add(t - arrived)
 		}

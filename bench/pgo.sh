@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Writes cmd/sweep/default.pgo, the CPU profile `go build` uses to optimise the sweep binary (profile-guided
+# optimisation, Go ≥ 1.21: it inlines the hot calls of the event loops — the levels, the FIFO rings, the samplers —
+# that the default inlining budget leaves as calls). The profile is of the benchmarks of the hot models: the
+# supermarket's four configurations and balls into bins. Refresh it after changing an engine; a stale profile still
+# builds, it only optimises less. PGO changes no result on amd64 (the compiler fuses no multiply-adds there).
+#   bash bench/pgo.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+go test -run '^$' -bench . -benchtime 10x -cpuprofile "$work/supermarket.prof" -o "$work/supermarket.test" \
+  ./model/supermarket/ >/dev/null
+go test -run '^$' -bench . -benchtime 40x -cpuprofile "$work/bins.prof" -o "$work/bins.test" ./model/bins/ >/dev/null
+go tool pprof -proto "$work/supermarket.prof" "$work/bins.prof" >cmd/sweep/default.pgo 2>/dev/null
+echo "wrote cmd/sweep/default.pgo ($(wc -c <cmd/sweep/default.pgo) bytes)"
