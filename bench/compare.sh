@@ -52,7 +52,7 @@ done
 echo "(events/s for the supermarket, balls/s for bins; medians of $rounds alternating rounds. The C reference times"
 echo " its event loop and its throw loop only; lbsweep's rows are whole runs, but for the placement loop's.)"
 
-# Two workers against one on a grid of equal runs (8 runs of JSQ(2), n = 100, 2·10^6 events each), and the peak
+# Two workers against one on a grid of equal runs (8 runs of JSQ(2), n = 100, 4·10^7 events each), and the peak
 # resident memory of one long run (n = 1000, horizon 50000: 9·10^7 events) — with the sweep binary as `make` builds it.
 go build -o "$work/sweep" ./cmd/sweep
 spec() { # NAME N HORIZON REPLICATIONS
@@ -69,12 +69,13 @@ warmup = $(($3 / 10))
 policy = { name = "jsq_d", d = 2 }
 TOML
 }
-spec grid 100 10000 8 >"$work/grid.toml"
+spec grid 100 200000 8 >"$work/grid.toml"
 spec long 1000 50000 1 >"$work/long.toml"
 secs() { local s=$EPOCHREALTIME; "$@" >/dev/null 2>&1; awk -v a="$s" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }'; }
 one=$(secs "$work/sweep" -q -force -j 1 -o "$work/out1" "$work/grid.toml")
 two=$(secs "$work/sweep" -q -force -j 2 -o "$work/out2" "$work/grid.toml")
 cmp -s "$work/out1/grid/runs.parquet" "$work/out2/grid/runs.parquet" && same="byte-identical" || same="DIFFERENT"
 awk -v a="$one" -v b="$two" -v s="$same" 'BEGIN { printf "workers: 8 equal runs in %.2f s with -j 1, %.2f s with -j 2: %.2fx (%s Parquet)\n", a, b, a / b, s }'
-rss=$( { /usr/bin/time -f '%M' "$work/sweep" -q -force -j 1 -o "$work/out3" "$work/long.toml" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+/usr/bin/time -o "$work/rss" -f '%M' "$work/sweep" -q -force -j 1 -o "$work/out3" "$work/long.toml" >/dev/null 2>&1
+rss=$(tail -1 "$work/rss")
 echo "peak RSS of one run, n = 1000, horizon 50000: $((rss / 1024)) MB"
