@@ -334,7 +334,7 @@ func TestCommittedSpecs(t *testing.T) {
 		axes            []string
 		figures, claims int
 	}{
-		{"supermarket-tail.toml", "supermarket-tail", 6, 18, []string{"lambda"}, 1, 4},
+		{"supermarket-tail.toml", "supermarket-tail", 6, 60, []string{"lambda"}, 1, 4},
 		{"homo.toml", "homo", 42, 126, []string{"policy", "lambda"}, 2, 13},
 		{"hetero.toml", "hetero", 8, 24, []string{"policy"}, 1, 10},
 	}
