@@ -10,17 +10,18 @@ package sim
 // the busy servers perm[start[1]:]; the shortest queues perm[:start[m+1]] with m the minimum length; the longest
 // queue.
 //
-// Areas are accumulated lazily: level L's integral is brought up to date only when c_L changes, and for all levels
-// by Mark and Window.
+// Areas come from one running sum per level: with c_L changing by δ_i = ±1 at times τ_i,
+// ∫_0^t c_L = c_L(t)·t − Σ δ_i τ_i, so a change costs one addition of its time to tsum[L] (no product, no per-level
+// clock), and the integral over a window is the difference of its values at the window's ends.
 type Levels struct {
 	n     int32
 	q     []int32 // q[k]: jobs at server k
 	perm  []int32
 	pos   []int32
 	start []int32   // start[L], L = 0 .. len-1; n for every level above the longest queue
-	area  []float64 // ∫ c_L dt up to last[L]
-	last  []float64
+	tsum  []float64 // Σ δ_i τ_i over the changes of c_L so far
 
+	min              int32   // shortest queue now
 	max              int32   // longest queue now
 	areaMax, lastMax float64 // ∫ max_k q_k dt up to lastMax
 	peak             int32   // longest queue since Mark
@@ -52,8 +53,7 @@ func (l *Levels) grow(need int) {
 	}
 	for L := len(l.start); L < c; L++ {
 		l.start = append(l.start, l.n)
-		l.area = append(l.area, 0)
-		l.last = append(l.last, l.lastMax)
+		l.tsum = append(l.tsum, 0)
 		if l.measured {
 			l.base = append(l.base, 0)
 		}
@@ -80,8 +80,7 @@ func (l *Levels) Busy(i int) int { return int(l.perm[int(l.start[1])+i]) }
 // Shortest returns the minimum queue length m and the number of servers holding m jobs; Sorted(i) for
 // 0 ≤ i < ties lists them.
 func (l *Levels) Shortest() (m int32, ties int) {
-	m = l.q[l.perm[0]]
-	return m, int(l.start[m+1])
+	return l.min, int(l.start[l.min+1])
 }
 
 // Sorted returns the server at rank i (0 ≤ i < N) in increasing order of queue length.
@@ -90,10 +89,8 @@ func (l *Levels) Sorted(i int) int { return int(l.perm[i]) }
 // Max is the longest queue now.
 func (l *Levels) Max() int32 { return l.max }
 
-func (l *Levels) touch(L int32, t float64) {
-	l.area[L] += float64(l.n-l.start[L]) * (t - l.last[L])
-	l.last[L] = t
-}
+// area is ∫_0^t c_L dt, for t not before the last change.
+func (l *Levels) area(L int, t float64) float64 { return float64(l.n-l.start[L])*t - l.tsum[L] }
 
 // Up adds one job to server k at time t (t never decreases between calls).
 func (l *Levels) Up(k int, t float64) {
@@ -101,13 +98,16 @@ func (l *Levels) Up(k int, t float64) {
 	if int(q)+2 >= len(l.start) {
 		l.grow(int(q) + 3)
 	}
-	l.touch(q+1, t)
+	l.tsum[q+1] += t
 	j := l.start[q+1] - 1 // last slot of bucket q
 	other, i := l.perm[j], l.pos[k]
 	l.perm[i], l.pos[other] = other, i
 	l.perm[j], l.pos[k] = int32(k), j
 	l.start[q+1] = j
 	l.q[k] = q + 1
+	if q == l.min && j == 0 { // bucket q, the shortest, is now empty
+		l.min = q + 1
+	}
 	if q+1 > l.max {
 		l.areaMax += float64(l.max) * (t - l.lastMax)
 		l.lastMax = t
@@ -122,13 +122,16 @@ func (l *Levels) Down(k int, t float64) {
 	if q <= 0 {
 		panic("sim: Down on an idle server")
 	}
-	l.touch(q, t)
+	l.tsum[q] -= t
 	j := l.start[q] // first slot of bucket q
 	other, i := l.perm[j], l.pos[k]
 	l.perm[i], l.pos[other] = other, i
 	l.perm[j], l.pos[k] = int32(k), j
 	l.start[q] = j + 1
 	l.q[k] = q - 1
+	if q == l.min {
+		l.min = q - 1
+	}
 	if q == l.max && l.start[q] == l.n {
 		l.areaMax += float64(l.max) * (t - l.lastMax)
 		l.lastMax = t
@@ -151,9 +154,6 @@ func (l *Levels) Set(k int, v int32, t float64) {
 }
 
 func (l *Levels) flush(t float64) {
-	for L := range l.start {
-		l.touch(int32(L), t)
-	}
 	l.areaMax += float64(l.max) * (t - l.lastMax)
 	l.lastMax = t
 }
@@ -162,7 +162,10 @@ func (l *Levels) flush(t float64) {
 func (l *Levels) Mark(t float64) {
 	l.flush(t)
 	l.t0 = t
-	l.base = append(l.base[:0], l.area...)
+	l.base = l.base[:0]
+	for L := range l.start {
+		l.base = append(l.base, l.area(L, t))
+	}
 	l.baseMax = l.areaMax
 	l.peak = l.max
 	l.measured = true
@@ -179,14 +182,14 @@ func (l *Levels) Window(t float64) (tail []float64, meanMax float64, peak int) {
 	l.flush(t)
 	w := t - l.t0
 	top := 1
-	for L := 1; L < len(l.area); L++ {
-		if l.area[L]-l.base[L] > 0 {
+	for L := 1; L < len(l.start); L++ {
+		if l.area(L, t)-l.base[L] > 0 {
 			top = L
 		}
 	}
 	tail = make([]float64, top)
 	for L := 1; L <= top; L++ {
-		tail[L-1] = (l.area[L] - l.base[L]) / (w * float64(l.n))
+		tail[L-1] = (l.area(L, t) - l.base[L]) / (w * float64(l.n))
 	}
 	return tail, (l.areaMax - l.baseMax) / w, int(l.peak)
 }
