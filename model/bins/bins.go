@@ -12,6 +12,7 @@ package bins
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"lbsweep/analytic"
 	"lbsweep/model"
@@ -160,7 +161,8 @@ func (Model) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
 	r := sim.NewStreams(seed).Dispatch
 	var count []float64
 	var lo, hi int
-	b8 := make([]uint8, n)
+	b8 := bins8(n)
+	defer pool8.Put(&b8)
 	done := place(pl, b8, r, 0, m)
 	if done == m {
 		count, lo, hi = histogram(b8)
@@ -190,6 +192,20 @@ func (Model) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
 		results.List(count), results.List(tail),
 	}
 	return append(row, theory(pl, float64(m), float64(n), len(tail))...), nil
+}
+
+// pool8 keeps 8-bit bin arrays between runs: a fresh 10^6-bin array costs a page fault per 4 KiB page during the
+// placement (about 10% of a run at n = 10^6), a reused one only a clear.
+var pool8 sync.Pool
+
+// bins8 returns n empty 8-bit bins, reused from an earlier run when one of that size is free.
+func bins8(n int) []uint8 {
+	if p, ok := pool8.Get().(*[]uint8); ok && cap(*p) >= n {
+		b := (*p)[:n]
+		clear(b)
+		return b
+	}
+	return make([]uint8, n)
 }
 
 // theory returns the theory columns: the exact Binomial law for d = 1, the fluid limits for d ≥ 2; none with noise or

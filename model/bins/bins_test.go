@@ -225,7 +225,10 @@ func TestVariantsAgree(t *testing.T) {
 func BenchmarkP2CMillion(b *testing.B) {
 	p := pt(1_000_000, 1_000_000, 2, greedy, true, tieFirst)
 	for i := range b.N {
-		Model{}.Run(p, model.Seed{Run: uint64(i)})
+		row, err := Model{}.Run(p, model.Seed{Run: uint64(i)})
+		if err != nil || row[mMax].I < 3 || row[mMax].I > 5 {
+			b.Fatalf("run %d: max load %v, error %v", i, row[mMax], err)
+		}
 	}
 	b.ReportMetric(float64(b.N)*1e6/b.Elapsed().Seconds(), "balls/s")
 }

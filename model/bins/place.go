@@ -104,20 +104,29 @@ func widen[T, U load](bins []T) []U {
 
 // histogram returns count[k] = bins with load exactly k, and the minimum and maximum load.
 func histogram[T load](bins []T) (count []float64, lo, hi int) {
-	if b8, ok := any(bins).([]uint8); ok { // the usual case: count into a fixed table, no growth check per bin
-		var c [256]int64
-		for _, v := range b8 {
-			c[v]++
+	if b8, ok := any(bins).([]uint8); ok {
+		// The usual case: count into fixed tables, no growth check per bin. Four tables, used in turn, let
+		// consecutive bins of equal load increment different counters rather than wait on each other's store.
+		var c [4][256]int64
+		i := 0
+		for ; i+4 <= len(b8); i += 4 {
+			c[0][b8[i]]++
+			c[1][b8[i+1]]++
+			c[2][b8[i+2]]++
+			c[3][b8[i+3]]++
+		}
+		for ; i < len(b8); i++ {
+			c[0][b8[i]]++
 		}
 		lo, hi = 255, 0
-		for k, x := range c {
-			if x > 0 {
+		for k := range 256 {
+			if c[0][k]+c[1][k]+c[2][k]+c[3][k] > 0 {
 				lo, hi = min(lo, k), k
 			}
 		}
 		count = make([]float64, hi+1)
 		for k := range count {
-			count[k] = float64(c[k])
+			count[k] = float64(c[0][k] + c[1][k] + c[2][k] + c[3][k])
 		}
 		return count, lo, hi
 	}
