@@ -32,12 +32,27 @@ type Sojourns struct {
 	off      int
 }
 
-// NewSojourns returns an empty recorder.
-func NewSojourns() *Sojourns {
-	m, err := mapping.NewLinearlyInterpolatedMapping(RelativeAccuracy)
+// sojournMapping is the library's linearly interpolated mapping for RelativeAccuracy with its index offset raised by
+// a whole number of bins, enough that every value from 2^-64 up maps to an index ≥ 0. The bins and the quantiles
+// are the default mapping's (a whole-number shift only relabels the bins); what changes is that the mapping's floor
+// of a negative index, a branch taken for every value below 1 and so mispredicted for about half the sojourns of a
+// run, is never taken.
+func sojournMapping() *mapping.LinearlyInterpolatedMapping {
+	def, err := mapping.NewLinearlyInterpolatedMapping(RelativeAccuracy)
 	if err != nil {
 		panic("sim: " + err.Error())
 	}
+	pb := def.ToProto()
+	m, err := mapping.NewLinearlyInterpolatedMappingWithGamma(pb.Gamma, pb.IndexOffset+math.Ceil(64/math.Log2(pb.Gamma)))
+	if err != nil {
+		panic("sim: " + err.Error())
+	}
+	return m
+}
+
+// NewSojourns returns an empty recorder.
+func NewSojourns() *Sojourns {
+	m := sojournMapping()
 	pos := store.NewDenseStore()
 	return &Sojourns{sk: ddsketch.NewDDSketch(m, pos, store.NewDenseStore()), m: m, pos: pos,
 		min: m.MinIndexableValue(), max: m.MaxIndexableValue()}

@@ -141,11 +141,7 @@ func TestSojournsEqualsDDSketch(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for _, first := range []float64{1e-6, 1, 1e9} {
 		s := NewSojourns()
-		m, err := mapping.NewLinearlyInterpolatedMapping(RelativeAccuracy)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref := ddsketch.NewDDSketch(m, store.NewDenseStore(), store.NewDenseStore())
+		ref := ddsketch.NewDDSketch(sojournMapping(), store.NewDenseStore(), store.NewDenseStore())
 		add := func(x float64) {
 			s.Add(x)
 			if err := ref.Add(x); err != nil {
@@ -169,6 +165,28 @@ func TestSojournsEqualsDDSketch(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// The shifted mapping's bins are the default mapping's, relabelled: values from 2^-64 to 10^12 land in bins whose
+// bounds are the default's (to rounding), at indices ≥ 0 and shifted by one constant.
+func TestSojournMappingShift(t *testing.T) {
+	def, err := mapping.NewLinearlyInterpolatedMapping(RelativeAccuracy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := sojournMapping()
+	r := NewRand(11, 12)
+	shift := m.Index(1) - def.Index(1)
+	for range 100_000 {
+		x := math.Exp2(-64 + 104*r.Float64())
+		i, j := m.Index(x), def.Index(x)
+		if i < 0 || i-j != shift {
+			t.Fatalf("x = %g: index %d, default %d (shift %d)", x, i, j, shift)
+		}
+		if lo, dlo := m.LowerBound(i), def.LowerBound(j); math.Abs(lo-dlo) > 1e-12*dlo {
+			t.Fatalf("x = %g: lower bound %g, default %g", x, lo, dlo)
 		}
 	}
 }
