@@ -1,10 +1,11 @@
 # lbsweep: experiments/X.toml → results/X/runs.parquet → figures/X-*.svg, X-*.md + figures/REPORT.md
 #   make figures   rerun the stale experiments, draw every figure, write the report, check every claim
 #   make test      the test suite (go vet + go test)
-#   make bench     benchmarks (events/s of whole runs) and the side-by-side ratios to the C reference
+#   make bench     benchmarks (events/s of whole runs) and the side-by-side ratios to the C reference (ANCHORS=DIR)
 #   make pgo       refresh cmd/sweep/default.pgo, the profile the sweep binary is optimised with
 # A dataset is stale when its spec or the sweep binary is newer than it. Spec file stems equal their `name`.
 GO      ?= go
+ANCHORS ?= ../shared/anchors
 RESULTS ?= results
 FIGURES ?= figures
 SPECS   := $(wildcard experiments/*.toml)
@@ -28,8 +29,8 @@ test:
 	$(GO) test ./...
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 5x -benchmem ./model/...
-	bash bench/compare.sh
+	$(GO) test -pgo=cmd/sweep/default.pgo -run '^$$' -bench . -benchtime 5x -benchmem ./model/...
+	bash bench/compare.sh $(ANCHORS)
 
 pgo:
 	bash bench/pgo.sh

@@ -50,9 +50,9 @@ for b in P2CN100 P2CN1000 RandomN100 JSQN100 bins place; do
   awk -v n="$name" -v g="$g" -v r="$r" 'BEGIN { printf "%-32s %14.3gM/s %14.3gM/s %7.2f\n", n, g/1e6, r/1e6, g/r }'
 done
 echo "(events/s for the supermarket, balls/s for bins; medians of $rounds alternating rounds. The C reference times"
-echo " its event loop and its throw loop only; lbsweep's rows are whole runs, but for the placement loop's.)"
+echo " its event loop and its throw loop only; lbsweep's rows are whole runs, except the placement loop's.)"
 
-# Two workers against one on a grid of equal runs (8 runs of JSQ(2), n = 100, 4·10^7 events each), and the peak
+# Two workers against one on a grid of equal runs (8 runs of JSQ(2), n = 100, 3.6·10^7 events each), and the peak
 # resident memory of one long run (n = 1000, horizon 50000: 9·10^7 events) — with the sweep binary as `make` builds it.
 go build -o "$work/sweep" ./cmd/sweep
 spec() { # NAME N HORIZON REPLICATIONS

@@ -7,7 +7,8 @@ import (
 )
 
 // Benchmarks report simulated events per second of wall-clock time for one whole run (warm-up, measurement, drain).
-// Compare with the C reference: make -C ../shared/anchors && ./supermarket jsqd 2 1000 0.9 2000 200 1.
+// Compare with the C reference side by side with bench/compare.sh (from the repository's root), which compiles these
+// with the sweep binary's profile (go test -pgo=cmd/sweep/default.pgo).
 func benchRun(b *testing.B, n int, pol string, d int) {
 	p := point(b, n, 0.9, 2_000_000/float64(n), 200_000/float64(n), pol, d, false)
 	var events int64
