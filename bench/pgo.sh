@@ -3,7 +3,8 @@
 # optimisation, Go ≥ 1.21: it inlines the hot calls of the event loops — the levels, the FIFO rings, the samplers —
 # that the default inlining budget leaves as calls). The profile is of the benchmarks of the hot models: the
 # supermarket's four configurations and balls into bins. Refresh it after changing an engine; a stale profile still
-# builds, it only optimises less. PGO changes no result on amd64 (the compiler fuses no multiply-adds there).
+# builds, it only optimises less. PGO changes no result on amd64 at the default GOAMD64=v1 (the compiler
+# fuses no multiply-adds there; it does on arm64 and from GOAMD64=v3).
 #   bash bench/pgo.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -105,7 +105,7 @@ func (l *Levels) Up(k int, t float64) {
 	l.perm[j], l.pos[k] = int32(k), j
 	l.start[q+1] = j
 	l.q[k] = q + 1
-	if q == l.min && j == 0 { // bucket q, the shortest, is now empty
+	if j == 0 { // every server now has more than q jobs: bucket q was the shortest and is empty
 		l.min = q + 1
 	}
 	if q+1 > l.max {

@@ -117,9 +117,6 @@ func (b *board) pick(_ *sim.Levels, t float64) int {
 }
 
 func (b *board) done(k int, rtt, t float64) {
-	if !b.anyObs {
-		return
-	}
 	j := 0
 	if b.from != nil {
 		j = int(b.from[k].Pop())

@@ -44,7 +44,7 @@ type dispatcher interface {
 	fire(t float64, lv *sim.Levels)
 	// pick sends the job arriving at time t to a server and returns it.
 	pick(lv *sim.Levels, t float64) int
-	// done reports the job leaving server k at time t after rtt in the system.
+	// done reports the job leaving server k at time t after rtt in the system; called only when observes.
 	done(k int, rtt, t float64)
 	// inline is how the engine may pick without calling pick (policy.InlineNone: call it), and observes whether done
 	// does anything; both fixed for the run, so the loop's branches on them are always predicted.
@@ -69,11 +69,7 @@ func (f fresh) observes() bool                     { return f.obs != nil }
 func (fresh) next() float64                        { return math.Inf(1) }
 func (fresh) fire(float64, *sim.Levels)            {}
 func (f fresh) pick(lv *sim.Levels, t float64) int { return f.p.Pick(lv, f.r, t) }
-func (f fresh) done(k int, rtt, t float64) {
-	if f.obs != nil {
-		f.obs.Done(k, rtt, t)
-	}
-}
+func (f fresh) done(k int, rtt, t float64)         { f.obs.Done(k, rtt, t) }
 
 // simulate runs the exact CTMC described in the package doc, with the dispatcher dispatch builds on the true queue
 // lengths.
