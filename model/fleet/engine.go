@@ -42,7 +42,9 @@ type server struct {
 }
 
 // slotClock holds the times at which a server's slots free up: one value per slot, as a min-heap, so a FIFO
-// request starts at the earliest (seed 000 §5.1's free_at, with min over the slots).
+// request starts at the earliest (seed 000 §5.1's free_at, with min over the slots). Not a sim.Events: its one
+// operation is replace-the-minimum (one sift-down, where Events would Pop and Push) on bare times whose ties need no
+// order, so a sequence number and payload would be dead weight.
 type slotClock []float64
 
 // start books a request arriving at now that needs dur on the earliest-free slot and returns its completion time.

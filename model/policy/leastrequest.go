@@ -72,63 +72,22 @@ func (p *leastRequest) Pick(l *sim.Levels, r *sim.Rand, now float64) int {
 	return p.nChoices.Pick(l, r, now) // N_CHOICES is JSQ(d) with replacement, d = choice_count
 }
 
-// edf is Envoy's EdfScheduler (source/common/upstream/edf_scheduler.h): a binary min-heap of (deadline, insertion
-// order) with a clock that jumps to each picked deadline.
+// edf is Envoy's EdfScheduler (source/common/upstream/edf_scheduler.h): a min-heap of (deadline, insertion order),
+// here sim.Events with the host as payload (its ties are Envoy's: earliest inserted first), and a clock that jumps
+// to each picked deadline.
 type edf struct {
-	heap  []edfEntry
+	heap  sim.Events[int32]
 	clock float64
-	order uint64
-}
-
-type edfEntry struct {
-	deadline float64
-	order    uint64
-	host     int32
-}
-
-func (a edfEntry) before(b edfEntry) bool {
-	return a.deadline < b.deadline || a.deadline == b.deadline && a.order < b.order
 }
 
 // add schedules host at clock + 1/weight.
-func (e *edf) add(weight float64, host int32) {
-	e.heap = append(e.heap, edfEntry{deadline: e.clock + 1/weight, order: e.order, host: host})
-	e.order++
-	h := e.heap
-	for i := len(h) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if !h[i].before(h[parent]) {
-			break
-		}
-		h[i], h[parent] = h[parent], h[i]
-		i = parent
-	}
-}
+func (e *edf) add(weight float64, host int32) { e.heap.Push(e.clock+1/weight, host) }
 
 // pickAndAdd removes the earliest entry, advances the clock to its deadline, re-adds its host with the weight
 // weightOf returns now, and returns the host.
 func (e *edf) pickAndAdd(weightOf func(host int32) float64) int {
-	h := e.heap
-	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h = h[:last]
-	for i := 0; ; {
-		c := 2*i + 1
-		if c >= len(h) {
-			break
-		}
-		if c+1 < len(h) && h[c+1].before(h[c]) {
-			c++
-		}
-		if !h[c].before(h[i]) {
-			break
-		}
-		h[i], h[c] = h[c], h[i]
-		i = c
-	}
-	e.heap = h
-	e.clock = top.deadline
-	e.add(weightOf(top.host), top.host)
-	return int(top.host)
+	deadline, host := e.heap.Pop()
+	e.clock = deadline
+	e.add(weightOf(host), host)
+	return int(host)
 }
