@@ -3,7 +3,7 @@
 #   make test      the test suite (go vet + go test)
 #   make bench     benchmarks (events/s of whole runs) and the side-by-side ratios to the C reference (ANCHORS=DIR)
 #   make pgo       refresh cmd/sweep/default.pgo, the profile the sweep binary is optimised with
-# A dataset is stale when its spec or the sweep binary is newer than it. Spec file stems equal their `name`.
+# A dataset is stale when its spec or the sweep binary is newer than it; the binary, when a Go file it is built from is. Spec file stems equal their `name`.
 GO      ?= go
 ANCHORS ?= ../shared/anchors
 RESULTS ?= results
@@ -11,7 +11,9 @@ FIGURES ?= figures
 SPECS   := $(wildcard experiments/*.toml)
 NAMES   := $(basename $(notdir $(SPECS)))
 DATA    := $(NAMES:%=$(RESULTS)/%/runs.parquet)
-GOFILES := $(shell find . -name '*.go' -not -path './bin/*') go.mod go.sum cmd/sweep/default.pgo
+# The binaries depend on the non-test Go files (and embedded files) of this module's packages that the commands import,
+# so editing a _test.go or an unrelated package leaves the datasets up to date.
+GOFILES := $(shell $(GO) list -deps -f '{{if and .Module .Module.Main}}{{range .GoFiles}}{{$$.Dir}}/{{.}} {{end}}{{range .EmbedFiles}}{{$$.Dir}}/{{.}} {{end}}{{end}}' ./cmd/sweep ./cmd/plot) go.mod go.sum cmd/sweep/default.pgo
 
 .PHONY: figures test bench pgo clean
 figures: $(DATA) bin/plot bin/sweep

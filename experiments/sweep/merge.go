@@ -17,7 +17,7 @@ var partRE = regexp.MustCompile(`^part-(\d+)-of-(\d+)\.parquet$`)
 // Merge turns the N shard files part-K-of-N.parquet in dir into dir/runs.parquet, byte-identical to the file an
 // unsharded sweep of the same spec writes with the same binary, and removes the parts. It needs no spec file: each part
 // carries its spec's text. Every part must be there, from one spec, holding exactly its shard's runs. For a model with
-// a time series (model.SeriesModel) it merges the parts of the time-series table, dir/timeseries/, the same way and
+// a time series (model.SeriesModel) it merges the parts of the time-series table, dir/_timeseries/, the same way and
 // first; each of its parts must be there too.
 func Merge(dir string) (string, error) {
 	parts, n, err := findParts(dir)
