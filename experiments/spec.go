@@ -34,7 +34,7 @@ import (
 var Models = map[string]model.Model{
 	"supermarket":     supermarket.Model{},
 	"bulletin_board":  supermarket.BulletinBoard{},
-	"balls_into_bins": bins.Model{},
+	"balls_into_bins": bins.New(),
 	"wrr_sequence":    wrrseq.Model{},
 	"fleet":           fleet.Model{},
 }
