@@ -37,6 +37,10 @@
 //   - roundrobin.go: round robin over n servers, under which each server is an
 //     E_n/M/1 queue (exact for every n). Kleinrock Vol. 1 §6.4 (GI/M/1);
 //     Gross and Harris, Fundamentals of Queueing Theory, GI/M/1.
+//   - hetero.go: random dispatch and round robin over server classes with
+//     unequal rates (load-blind dispatch: every server gets the same arrival
+//     rate), one M/M/1 or E_n/M/1 queue per server, mixed over the classes;
+//     exact for every n.
 //   - bins.go: balls into bins (m balls, n bins, time t = m/n): the exact
 //     Binomial(m, 1/n) law for one choice and the median of its maximum, the
 //     fluid limits of greedy d-choice and of Voecking's always-go-left (RK4),

@@ -453,11 +453,16 @@ func TestJSQdRejectionSampler(t *testing.T) {
 	}
 }
 
-// The ID constants name their Registry entries.
+// Every ID constant names its Registry entry, and every entry has one (policy.go says a test checks they match).
 func TestIDs(t *testing.T) {
-	for id, name := range map[ID]string{Random: "random", RoundRobin: "round_robin", JSQd: "jsq_d", JSQ: "jsq"} {
+	for id, name := range map[ID]string{Random: "random", RoundRobin: "round_robin", JSQd: "jsq_d", JSQ: "jsq",
+		SmoothWRR: "smooth_wrr", WRRExpanded: "wrr_expanded", LeastRequest: "least_request", PeakEWMA: "peak_ewma",
+		LeastOutstanding: "least_outstanding", EWMA: "ewma", EWMASuccess: "ewma_success"} {
 		if Registry[id].Name != name {
 			t.Errorf("Registry[%d] is %s, want %s", id, Registry[id].Name, name)
 		}
+	}
+	if len(Registry) != 11 {
+		t.Errorf("Registry has %d entries, TestIDs names 11: add the new ID", len(Registry))
 	}
 }

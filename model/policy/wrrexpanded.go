@@ -75,7 +75,7 @@ func newWRRExpanded(_ Args, s Servers) Policy {
 	}
 	ints, err := IntegerWeights(w)
 	if err != nil {
-		panic("policy: wrr_expanded: " + err.Error()) // models check CheckWeights first
+		panic("policy: wrr_expanded: " + err.Error()) // models call Entry.Check, which runs IntegerWeights, first
 	}
 	return NewExpandedWRR(ints)
 }
