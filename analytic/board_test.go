@@ -207,6 +207,7 @@ func TestBoardSmallT(t *testing.T) {
 }
 
 func TestBoardRandom(t *testing.T) {
+	t.Parallel() // one of the package's slow tests: the others need not wait for it
 	// d = 1 never reads the board: every server is M/M/1 at every T.
 	want := MM1Tail(boardLambda, 400)
 	for _, u := range []BoardUpdate{BoardPeriodic, BoardIndividual} {
@@ -221,6 +222,9 @@ func TestBoardRandom(t *testing.T) {
 	// From the empty system the periodic iteration relaxes to M/M/1 too
 	// (slowly: 130 phases of T = 50). The tail is within the cycle
 	// tolerance 1e-10 (L1 on the law).
+	if testing.Short() {
+		t.Skip("the relaxation from the empty system takes about ten seconds")
+	}
 	r, err := boardPeriodic(boardLambda, 1, 50, []float64{1})
 	if err != nil {
 		t.Fatal(err)
@@ -235,6 +239,7 @@ func TestBoardRandom(t *testing.T) {
 }
 
 func TestBoardConservation(t *testing.T) {
+	t.Parallel() // one of the package's slow tests: the others need not wait for it
 	// Over a cycle (or the individual steady state) as many jobs leave as
 	// arrive: the time-average busy fraction s_1 is lambda. On a p-cycle
 	// accepted at L1 distance boardTol the job count can be off by at most
@@ -310,6 +315,7 @@ func TestBoardPeriodicReference(t *testing.T) {
 }
 
 func TestBoardSeedClaims(t *testing.T) {
+	t.Parallel() // one of the package's slow tests: the others need not wait for it
 	// Seed document 002 §6 (n = 100, lambda = 0.9, simulation), checked on
 	// the fluid limit. Random dispatch has mean 10 at every T.
 	random := MM1MeanSojourn(boardLambda, 1)
