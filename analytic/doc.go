@@ -37,10 +37,11 @@
 //   - roundrobin.go: round robin over n servers, under which each server is an
 //     E_n/M/1 queue (exact for every n). Kleinrock Vol. 1 §6.4 (GI/M/1);
 //     Gross and Harris, Fundamentals of Queueing Theory, GI/M/1.
-//   - hetero.go: random dispatch and round robin over server classes with
-//     unequal rates (load-blind dispatch: every server gets the same arrival
-//     rate), one M/M/1 or E_n/M/1 queue per server, mixed over the classes;
-//     exact for every n.
+//   - hetero.go: random dispatch and round robin over classes of servers
+//     with unequal rates: every server gets the same arrival rate, so each
+//     is an M/M/1 (random) or E_n/M/1 (round robin) queue of its own, and
+//     the sojourn law and queue tail are mixtures over the classes (exact
+//     for every n). Kleinrock Vol. 1 §3.2 and §6.4.
 //   - bins.go: balls into bins (m balls, n bins, time t = m/n): the exact
 //     Binomial(m, 1/n) law for one choice and the median of its maximum, the
 //     fluid limits of greedy d-choice and of Voecking's always-go-left (RK4),

@@ -7,7 +7,8 @@
 // unit-rate servers.
 //
 // Nothing in model/ keeps package-level mutable state or uses a global random generator: every run gets its own
-// seeded streams (see model/sim.Streams).
+// seeded streams (see model/sim.Streams). purity_test.go checks both, as far as a syntactic check can (its doc says
+// what it cannot see).
 package model
 
 import (

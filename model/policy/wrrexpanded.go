@@ -75,7 +75,7 @@ func newWRRExpanded(_ Args, s Servers) Policy {
 	}
 	ints, err := IntegerWeights(w)
 	if err != nil {
-		panic("policy: wrr_expanded: " + err.Error()) // models call Entry.Check, which runs IntegerWeights, first
+		panic("policy: wrr_expanded: " + err.Error()) // Entry.Check rejects such weights before a model builds the policy
 	}
 	return NewExpandedWRR(ints)
 }
