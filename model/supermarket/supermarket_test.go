@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"lbsweep/analytic"
 	"lbsweep/model"
@@ -340,4 +341,17 @@ func TestObserveAtDispatchRefused(t *testing.T) {
 // runRow is model.RunRow with a background context: the metric row as a sweep writes it, theory included.
 func runRow(m model.Model, p model.Point, seed model.Seed) (schema.Row, error) {
 	return model.RunRow(context.Background(), m, p, seed)
+}
+
+// A cancelled context stops a long run soon after the cancel: about 2·10^9 events (minutes) return context.Canceled
+// within a fraction of a second.
+func TestRunStopsWhenCancelled(t *testing.T) {
+	p := point(t, 100, 0.9, 1e7, 0, "jsq_d", 2, false)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start := time.Now()
+	row, err := Model{}.Run(ctx, p, model.Seed{Run: 1})
+	if elapsed := time.Since(start); err != context.Canceled || row != nil || elapsed > 2*time.Second {
+		t.Errorf("cancelled after 50 ms: row %v, err %v after %v; want context.Canceled within 2 s", row, err, elapsed)
+	}
 }
