@@ -262,7 +262,7 @@ func (d *decoder) timeseriesFigure(s *Spec, f *Figure, m map[string]any, i int) 
 		}
 	}
 	var err error
-	if f.Where, err = d.conds(model.SeriesColumns(sm)[:len(model.Identity)+len(s.Model.Params())], m, "figure", i, "where"); err != nil {
+	if f.Where, err = d.conds(model.SeriesColumns(sm)[:model.IdentityColumns+len(s.Model.Params())], m, "figure", i, "where"); err != nil {
 		return err
 	}
 	numeric := func(t results.Type) bool { return t == results.Float64 || t == results.Int64 }
@@ -338,7 +338,7 @@ func (d *decoder) checkTimeseries(s *Spec) error {
 // replication and the parameters whose values differ between those runs, in column order.
 func (s *Spec) selectRuns(where []results.Cond) (int, []string) {
 	ps := s.Model.Params()
-	cols := model.Columns(s.Model)[:len(model.Identity)+len(ps)]
+	cols := model.Columns(s.Model)[:model.IdentityColumns+len(ps)]
 	const (
 		cExperiment = iota
 		cPoint
@@ -363,7 +363,7 @@ func (s *Spec) selectRuns(where []results.Cond) (int, []string) {
 			row[cPoint] = results.Str(Key(ps, pt))
 		}
 		for k, prm := range ps {
-			row[len(model.Identity)+k] = prm.Cell(pt[k])
+			row[model.IdentityColumns+k] = prm.Cell(pt[k])
 		}
 		for r := range s.Replications {
 			row[cReplication] = results.Int(int64(r))

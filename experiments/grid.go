@@ -223,7 +223,7 @@ func (d *decoder) checkGrid(s *Spec) error {
 		}
 		var warns []string
 		if err == nil {
-			warns, err = s.Model.Check(p, s.AllowUnstable)
+			warns, err = s.Model.Check(p, model.CheckOptions{AllowUnstable: s.AllowUnstable})
 		}
 		if err != nil {
 			if is, ok := err.(model.Issue); ok {

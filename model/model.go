@@ -8,15 +8,19 @@
 //
 // Nothing in model/ keeps package-level mutable state or uses a global random generator: every run gets its own
 // seeded streams (see model/sim.Streams). purity_test.go checks both, as far as a syntactic check can (its doc says
-// what it cannot see).
+// what it cannot see). Package-level values are declarations (parameter lists, column schemas), built when the
+// package is initialized and only read after; what is shared between runs is passed to them (a grid point's Theory).
+//
+// Columns and cells are those of lbsweep/results/schema, a leaf package: model/ does not link the Parquet writer.
 package model
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
 
-	"lbsweep/results"
+	"lbsweep/results/schema"
 )
 
 // Kind is the type of a parameter's value.
@@ -172,39 +176,39 @@ func (p Param) format(v Value, skipTwins bool) string {
 	panic(fmt.Sprintf("model: value %+v invalid for parameter %s", v, p.Name))
 }
 
-// Cell converts v to the results cell of p's column.
-func (p Param) Cell(v Value) results.Cell {
+// Cell converts v to the cell of p's column.
+func (p Param) Cell(v Value) schema.Cell {
 	if !v.Valid {
-		return results.Null()
+		return schema.Null()
 	}
 	switch p.Kind {
 	case Int:
-		return results.Int(v.I)
+		return schema.Int(v.I)
 	case Float:
-		return results.Float(v.F)
+		return schema.Float(v.F)
 	case Bool:
-		return results.Boolean(v.B)
+		return schema.Boolean(v.B)
 	case Enum, Records:
-		return results.Str(p.Format(v))
+		return schema.Str(p.Format(v))
 	case List:
-		return results.List(v.L)
+		return schema.List(v.L)
 	}
 	panic("model: invalid parameter kind for " + p.Name)
 }
 
-// ColumnType is the results column type of p.
-func (p Param) ColumnType() results.Type {
+// ColumnType is the column type of p.
+func (p Param) ColumnType() schema.Type {
 	switch p.Kind {
 	case Int:
-		return results.Int64
+		return schema.Int64
 	case Float:
-		return results.Float64
+		return schema.Float64
 	case Bool:
-		return results.Bool
+		return schema.Bool
 	case Enum, Records:
-		return results.String
+		return schema.String
 	case List:
-		return results.Float64List
+		return schema.Float64List
 	}
 	panic("model: invalid parameter kind for " + p.Name)
 }
@@ -226,6 +230,13 @@ type Issue struct {
 
 func (i Issue) Error() string { return i.Param + ": " + i.Message }
 
+// CheckOptions are what a spec says about the points Model.Check accepts.
+type CheckOptions struct {
+	// AllowUnstable turns "unstable load" (no steady state: queues grow without bound) from an error into a warning,
+	// for models that have one (the spec's allow_unstable).
+	AllowUnstable bool
+}
+
 // Model is one simulation model. Implementations are stateless values; all run state lives inside Run.
 type Model interface {
 	// Name is the model's registered name (snake_case), as specs write it.
@@ -234,16 +245,49 @@ type Model interface {
 	Doc() string
 	// Params declares the parameters, in column order.
 	Params() []Param
-	// Metrics declares the metric and theory columns that Run fills, in column order.
-	Metrics() []results.Column
+	// Metrics declares the metric and theory columns, in column order (conventionally a schema.Schema's Columns).
+	Metrics() []schema.Column
 	// Check validates a fully resolved point (defaults applied). It returns warnings to report and an error (an
-	// Issue naming the parameter) for an invalid point. allowUnstable turns "unstable load" from an error into a
+	// Issue naming the parameter) for an invalid point; o.AllowUnstable turns "unstable load" from an error into a
 	// warning.
-	Check(p Point, allowUnstable bool) (warnings []string, err error)
+	Check(p Point, o CheckOptions) (warnings []string, err error)
 	// Cost estimates the run's work in simulated events (used for progress and shard balancing).
 	Cost(p Point) float64
-	// Run simulates one point and returns one cell per Metrics() column. It is deterministic in (p, seed).
-	Run(p Point, seed Seed) ([]results.Cell, error)
+	// Run simulates one point and returns one cell per Metrics() column, each null or of its column's type; a
+	// Theorist leaves its theory columns null (see Theorist; RunRow fills them). It is deterministic in (p, seed).
+	// Run checks ctx now and then (every 2^16 events or so, which costs nothing measurable) and returns ctx.Err()
+	// once it is done: a long run stops soon after its sweep is interrupted.
+	Run(ctx context.Context, p Point, seed Seed) (schema.Row, error)
+}
+
+// Theorist is implemented by models whose theory columns (closed forms, numerical limits) depend on the grid point
+// alone, not on the run's seed. A sweep calls Theory once per grid point and gives the result to every replication
+// of the point, so that an expensive limit (the bulletin board's fluid limit takes up to 0.15 s) is computed once,
+// not once per run. Run leaves the theory columns null; the Theory fills them.
+type Theorist interface {
+	Model
+	// Theory computes point p's theory. It may return nil when no theory applies (the columns stay null).
+	Theory(p Point) Theory
+}
+
+// Theory fills the theory cells of one run's metric row (aligned with Metrics(), as Run returned it), e.g. a tail as
+// long as the run's measured one. The replications of a point run concurrently and share their Theory: it must only
+// read what it captured, and write only the row it is given.
+type Theory func(row schema.Row)
+
+// RunRow runs m at p with seed and, for a Theorist, fills the theory columns as a sweep does (computing the point's
+// Theory for this one run): the metric row as it appears in a dataset.
+func RunRow(ctx context.Context, m Model, p Point, seed Seed) (schema.Row, error) {
+	row, err := m.Run(ctx, p, seed)
+	if err != nil {
+		return nil, err
+	}
+	if th, ok := m.(Theorist); ok {
+		if f := th.Theory(p); f != nil {
+			f(row)
+		}
+	}
+	return row, nil
 }
 
 // Resolver is implemented by models whose parameters determine others (the supermarket's n from its server classes,
@@ -261,32 +305,38 @@ type Resolver interface {
 type SeriesModel interface {
 	Model
 	// SeriesColumns declares the time-series columns, in column order (the first is conventionally "time").
-	SeriesColumns() []results.Column
+	SeriesColumns() []schema.Column
 	// RunSeries is Run that also returns the run's time-series rows, each aligned with SeriesColumns, in time order.
-	RunSeries(p Point, seed Seed) (row []results.Cell, series [][]results.Cell, err error)
+	RunSeries(ctx context.Context, p Point, seed Seed) (row schema.Row, series []schema.Row, err error)
 }
 
 // SeriesColumns is the full schema of a SeriesModel's time-series table: Identity, one column per parameter, then
 // m.SeriesColumns().
-func SeriesColumns(m SeriesModel) []results.Column {
-	cols := Columns(m)[:len(Identity)+len(m.Params())]
-	return append(append([]results.Column(nil), cols...), m.SeriesColumns()...)
+func SeriesColumns(m SeriesModel) []schema.Column {
+	cols := Columns(m)[:IdentityColumns+len(m.Params())]
+	return append(append([]schema.Column(nil), cols...), m.SeriesColumns()...)
 }
 
-// Identity are the leading columns of every dataset.
-var Identity = []results.Column{
-	{Name: "experiment", Type: results.String, Doc: "the spec's name"},
-	{Name: "point", Type: results.String, Doc: "stable id of the grid point: its set (non-null) parameters as name=value pairs in column order"},
-	{Name: "replication", Type: results.Int64, Doc: "replication index, 0 ≤ replication < replications"},
-	{Name: "seed", Type: results.Int64, Doc: "the run's seed, derived from (root seed, the point without its policy and twin parameters, replication)"},
+// IdentityColumns is the number of Identity columns.
+const IdentityColumns = 4
+
+// Identity returns the leading columns of every dataset (a new slice each call): experiment, point, replication,
+// seed.
+func Identity() []schema.Column {
+	return []schema.Column{
+		{Name: "experiment", Type: schema.String, Doc: "the spec's name"},
+		{Name: "point", Type: schema.String, Doc: "stable id of the grid point: its set (non-null) parameters as name=value pairs in column order"},
+		{Name: "replication", Type: schema.Int64, Doc: "replication index, 0 ≤ replication < replications"},
+		{Name: "seed", Type: schema.Int64, Doc: "the run's seed, derived from (root seed, the point without its policy and twin parameters, replication)"},
+	}
 }
 
 // Columns is the full schema of model m's datasets: Identity, one column per parameter, then m's metrics. It is the
 // single place the results schema is assembled.
-func Columns(m Model) []results.Column {
-	cols := append([]results.Column(nil), Identity...)
+func Columns(m Model) []schema.Column {
+	cols := Identity()
 	for _, p := range m.Params() {
-		cols = append(cols, results.Column{Name: p.Name, Type: p.ColumnType(), Unit: p.Unit, Doc: p.Doc})
+		cols = append(cols, schema.Column{Name: p.Name, Type: p.ColumnType(), Unit: p.Unit, Doc: p.Doc})
 	}
 	return append(cols, m.Metrics()...)
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"lbsweep/results/schema"
 )
 
 // DefaultRowGroup is the number of rows per row group that Create uses when asked for rowGroup <= 0.
@@ -199,8 +201,9 @@ func Create(path string, cols []Column, meta []KV, rowGroup int) (*Writer, error
 
 // Write appends one row, aligned with the columns: cell i is read through the field that matches column i's Type
 // (I, F, B, S or L); Valid = false writes null, and a valid Float64List cell with an empty or nil L writes an empty
-// list. A row of the wrong length is an error (and nothing of it is written). After any error from writing the file
-// the Writer is unusable: Close returns that error.
+// list. A row of the wrong length, or with a valid cell of another type than its column's (a Float cell in an Int64
+// column, a list in a string column; schema.CheckRow), is an error naming the column, and nothing of it is written.
+// After any error from writing the file the Writer is unusable: Close returns that error.
 func (w *Writer) Write(r Row) error {
 	if w.done {
 		return fmt.Errorf("results: %s: write after Close or Abort", w.path)
@@ -208,8 +211,8 @@ func (w *Writer) Write(r Row) error {
 	if w.err != nil {
 		return w.err
 	}
-	if len(r) != len(w.cols) {
-		return fmt.Errorf("results: %s: row has %d cells, want %d columns", w.path, len(r), len(w.cols))
+	if err := schema.CheckRow(w.cols, r); err != nil {
+		return fmt.Errorf("results: %s: %w", w.path, err)
 	}
 	for i, c := range r {
 		switch w.cols[i].Type {

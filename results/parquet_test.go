@@ -471,6 +471,25 @@ func TestCreateErrors(t *testing.T) {
 	if err := w.Write(append(testRow(0), Int(1))); err == nil {
 		t.Error("long row accepted")
 	}
+	// A valid cell of another type than its column's is an error naming the column, and writes nothing; null fits
+	// every column.
+	for _, tc := range []struct {
+		col  int
+		cell Cell
+		name string
+	}{
+		{0, Float(1.5), "run (int64)"},
+		{1, Int(2), "load (double)"},
+		{2, Str("yes"), "stable (bool)"},
+		{3, List([]float64{1}), "policy (string)"},
+		{4, Float(0), "quantiles (list<double>)"},
+	} {
+		r := testRow(0)
+		r[tc.col] = tc.cell
+		if err := w.Write(r); err == nil || !strings.Contains(err.Error(), "column "+tc.name) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s cell in column %d: err = %v, want one naming column %s", tc.cell, tc.col, err, tc.name)
+		}
+	}
 	if err := w.Write(testRow(0)); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@
 package experimentstest
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -77,7 +78,7 @@ func (Series) Metrics() []results.Column { return seriesMetrics }
 func (Series) SeriesColumns() []results.Column { return seriesColumns }
 
 // Check implements model.Model.
-func (Series) Check(p model.Point, _ bool) ([]string, error) {
+func (Series) Check(p model.Point, _ model.CheckOptions) ([]string, error) {
 	n, horizon, interval := p[0].I, p[1].F, p[2].F
 	switch {
 	case n < 1 || n > 10000:
@@ -94,18 +95,18 @@ func (Series) Check(p model.Point, _ bool) ([]string, error) {
 func (Series) Cost(p model.Point) float64 { return float64(p[0].I) * (math.Floor(p[1].F/p[2].F) + 1) }
 
 // Run implements model.Model: RunSeries without the series.
-func (m Series) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
-	row, _, err := m.RunSeries(p, seed)
+func (m Series) Run(ctx context.Context, p model.Point, seed model.Seed) (results.Row, error) {
+	row, _, err := m.RunSeries(ctx, p, seed)
 	return row, err
 }
 
 // RunSeries implements model.SeriesModel.
-func (Series) RunSeries(p model.Point, seed model.Seed) ([]results.Cell, [][]results.Cell, error) {
+func (Series) RunSeries(_ context.Context, p model.Point, seed model.Seed) (results.Row, []results.Row, error) {
 	n, horizon, interval := int(p[0].I), p[1].F, p[2].F
 	rng := rand.New(rand.NewPCG(seed.Run, seed.Policy))
 	q := make([]int64, n)
 	samples := int(math.Floor(horizon/interval)) + 1
-	series := make([][]results.Cell, 0, samples)
+	series := make([]results.Row, 0, samples)
 	sumMax := 0.0
 	for k := range samples {
 		if k > 0 {
@@ -122,7 +123,7 @@ func (Series) RunSeries(p model.Point, seed model.Seed) ([]results.Cell, [][]res
 			tracked[i] = float64(q[i])
 		}
 		sumMax += float64(hi)
-		series = append(series, []results.Cell{results.Float(float64(k) * interval), results.Int(hi), results.Int(lo), results.List(tracked)})
+		series = append(series, results.Row{results.Float(float64(k) * interval), results.Int(hi), results.Int(lo), results.List(tracked)})
 	}
-	return []results.Cell{results.Int(int64(samples)), results.Float(sumMax / float64(samples))}, series, nil
+	return results.Row{results.Int(int64(samples)), results.Float(sumMax / float64(samples))}, series, nil
 }

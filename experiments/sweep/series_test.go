@@ -120,7 +120,7 @@ func TestSeriesTable(t *testing.T) {
 	for i, row := range tab.Rows {
 		for j := range int(row[samples].I) {
 			srow := st.Rows[k]
-			for c := range len(model.Identity) + len(s.Model.Params()) {
+			for c := range model.IdentityColumns + len(s.Model.Params()) {
 				if !results.Equal(st.Columns[c].Type, srow[c], row[c]) {
 					t.Fatalf("series row %d (run %d): %s = %+v, want the run's %+v", k, i, st.Columns[c].Name, srow[c], row[c])
 				}

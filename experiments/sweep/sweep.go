@@ -34,6 +34,7 @@ import (
 	"lbsweep/experiments"
 	"lbsweep/model"
 	"lbsweep/results"
+	"lbsweep/results/schema"
 )
 
 // Options control a sweep.
@@ -167,7 +168,7 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 
 // table is the schema and file metadata of one of a sweep's tables.
 type table struct {
-	cols []results.Column
+	cols []schema.Column
 	meta []results.KV
 }
 
@@ -332,7 +333,7 @@ func loadProgress(prog string, s *experiments.Spec, lo, hi int, force, series bo
 func checkSeries(path string, s *experiments.Spec, lo, hi int, rev string) error {
 	order := newRunOrder(s, lo, hi)
 	row := 0
-	return results.Scan(path, func(meta []results.KV, cols []results.Column, rows []results.Row) error {
+	return results.Scan(path, func(meta []results.KV, cols []schema.Column, rows []schema.Row) error {
 		switch {
 		case results.Lookup(meta, results.KeyTable) != results.TableSeries:
 			return fmt.Errorf("not a time-series table (%s = %q)", results.KeyTable, results.Lookup(meta, results.KeyTable))
@@ -407,8 +408,8 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 	window := 4 * workers
 	type done struct {
 		i      int
-		row    results.Row
-		series [][]results.Cell // the model's series cells, without the identity and parameter columns
+		row    schema.Row
+		series []schema.Row // the model's series cells, without the identity and parameter columns
 		ev     int64
 	}
 	jobs := make(chan int)
@@ -430,10 +431,11 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 		}
 	}()
 	evCol := colIndex(tb.runs.cols, "events")
+	th := newTheories(s, from, to)
 	for range workers {
 		go func() {
 			for i := range jobs {
-				row, series, err := runOne(s, i, tb)
+				row, series, err := runOne(ctx, s, i, tb, th)
 				if err != nil {
 					cancel(err)
 					return
@@ -459,10 +461,10 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 	var w, sw *results.Writer
 	var cur chunk
 	var opened time.Time
-	var srow results.Row // one time-series row, reused: identity and parameters, then the model's cells
-	prefix := len(model.Identity) + len(s.Model.Params())
+	var srow schema.Row // one time-series row, reused: identity and parameters, then the model's cells
+	prefix := model.IdentityColumns + len(s.Model.Params())
 	if tb.series != nil {
-		srow = make(results.Row, len(tb.series.cols))
+		srow = make(schema.Row, len(tb.series.cols))
 	}
 	closeChunk := func() error {
 		if w == nil {
@@ -585,7 +587,7 @@ func concat(path string, tb *table, chunks []chunk, file func(chunk) string) err
 	}
 	defer w.Abort()
 	for _, c := range chunks {
-		err := results.Scan(file(c), func(_ []results.KV, _ []results.Column, rows []results.Row) error {
+		err := results.Scan(file(c), func(_ []results.KV, _ []schema.Column, rows []schema.Row) error {
 			for _, row := range rows {
 				if err := w.Write(row); err != nil {
 					return err
@@ -600,46 +602,56 @@ func concat(path string, tb *table, chunks []chunk, file func(chunk) string) err
 	return w.Close()
 }
 
-// runOne simulates run i and assembles its row, and for a SeriesModel returns its series cells (each aligned with the
-// model's SeriesColumns); a panic inside the model becomes an error naming the run.
-func runOne(s *experiments.Spec, i int, tb tables) (row results.Row, series [][]results.Cell, err error) {
+// runOne simulates run i under ctx, fills its theory columns from its point's theory (th, nil for a model that is no
+// model.Theorist) and assembles its row, and for a SeriesModel returns its series rows (each aligned with the model's
+// SeriesColumns). A cell of the wrong type for its column is an error naming the column, and a panic inside the
+// model becomes an error naming the run.
+func runOne(ctx context.Context, s *experiments.Spec, i int, tb tables, th *theories) (row schema.Row, series []schema.Row, err error) {
 	r := s.Run(i)
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("run %d (point %s, replication %d) panicked: %v", i, r.Key, r.Replication, p)
 		}
 	}()
-	var metrics []results.Cell
+	var metrics schema.Row
 	if sm, ok := s.Model.(model.SeriesModel); ok && tb.series != nil {
-		metrics, series, err = sm.RunSeries(r.Point, r.Seed)
+		metrics, series, err = sm.RunSeries(ctx, r.Point, r.Seed)
 	} else {
-		metrics, err = s.Model.Run(r.Point, r.Seed)
+		metrics, err = s.Model.Run(ctx, r.Point, r.Seed)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("run %d (point %s, replication %d): %w", i, r.Key, r.Replication, err)
 	}
+	bad := func(err error) error {
+		return fmt.Errorf("sweep: model %s: run %d (point %s, replication %d): %w", s.Model.Name(), i, r.Key, r.Replication, err)
+	}
+	mcols := s.Model.Metrics()
+	if len(metrics) != len(mcols) {
+		return nil, nil, bad(fmt.Errorf("%d metric cells, want %d", len(metrics), len(mcols)))
+	}
+	th.fill(r, metrics)
 	cols := tb.runs.cols
-	row = make(results.Row, 0, len(cols))
-	row = append(row, results.Str(s.Name), results.Str(r.Key), results.Int(int64(r.Replication)), results.Int(int64(r.Seed.Run)))
+	row = make(schema.Row, 0, len(cols))
+	row = append(row, schema.Str(s.Name), schema.Str(r.Key), schema.Int(int64(r.Replication)), schema.Int(int64(r.Seed.Run)))
 	for k, p := range s.Model.Params() {
 		row = append(row, p.Cell(r.Point[k]))
 	}
 	row = append(row, metrics...)
-	if len(row) != len(cols) {
-		return nil, nil, errors.New("sweep: model " + s.Model.Name() + " returned the wrong number of metrics")
+	if err := schema.CheckRow(cols, row); err != nil {
+		return nil, nil, bad(err)
 	}
 	if tb.series != nil {
-		width := len(tb.series.cols) - len(model.Identity) - len(s.Model.Params())
+		scols := tb.series.cols[model.IdentityColumns+len(s.Model.Params()):]
 		for k, cells := range series {
-			if len(cells) != width {
-				return nil, nil, fmt.Errorf("sweep: model %s: run %d (point %s, replication %d): series row %d has %d cells, want %d", s.Model.Name(), i, r.Key, r.Replication, k, len(cells), width)
+			if err := schema.CheckRow(scols, cells); err != nil {
+				return nil, nil, bad(fmt.Errorf("series row %d: %w", k, err))
 			}
 		}
 	}
 	return row, series, nil
 }
 
-func colIndex(cols []results.Column, name string) int {
+func colIndex(cols []schema.Column, name string) int {
 	for i, c := range cols {
 		if c.Name == name {
 			return i

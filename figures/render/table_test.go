@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -317,7 +318,7 @@ func runTable(t *testing.T, s *experiments.Spec) *results.Table {
 		for k, p := range s.Model.Params() {
 			row = append(row, p.Cell(r.Point[k]))
 		}
-		cells, err := s.Model.Run(r.Point, r.Seed)
+		cells, err := model.RunRow(context.Background(), s.Model, r.Point, r.Seed)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@
 package bins
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sync"
@@ -17,7 +18,7 @@ import (
 	"lbsweep/analytic"
 	"lbsweep/model"
 	"lbsweep/model/sim"
-	"lbsweep/results"
+	"lbsweep/results/schema"
 )
 
 type scheme int64
@@ -75,18 +76,22 @@ var params = []model.Param{
 	pThreshold:   {Name: "threshold", Kind: model.Int, Optional: true, Unit: "balls", Doc: "scheme threshold: accept the first probe when its reading is ≤ this load; null for other schemes"},
 }
 
-var metrics = []results.Column{
-	{Name: "balls", Type: results.Int64, Doc: "m, the balls placed (from m or balls_per_bin)"},
-	{Name: "max_load", Type: results.Int64, Unit: "balls", Doc: "the largest bin's load"},
-	{Name: "gap", Type: results.Float64, Unit: "balls", Doc: "max_load − m/n"},
-	{Name: "min_load", Type: results.Int64, Unit: "balls", Doc: "the smallest bin's load"},
-	{Name: "load_counts", Type: results.Float64List, Doc: "element k: the number of bins with load exactly k, k = 0 .. max_load"},
-	{Name: "load_tail", Type: results.Float64List, Doc: "element k: the fraction of bins with load ≥ k+1, k = 0 .. max_load−1"},
-	{Name: "theory_max_load", Type: results.Float64, Unit: "balls", Doc: "d = 1: median of the maximum of n independent Binomial(m, 1/n) loads; greedy/go_left d ≥ 2: the largest i with n·s_i ≥ 1/2 on the fluid limit; null with noise or threshold"},
-	{Name: "theory_load_tail", Type: results.Float64List, Doc: "the theory's fraction of bins with load ≥ k+1, same length as load_tail; null where theory_max_load is"},
-	{Name: "asymptotic_max_load", Type: results.Float64, Unit: "balls", Doc: "leading term only: ln n/ln ln n (d = 1), ln ln n/ln d (greedy), ln ln n/(d ln φ_d) (go_left); null for n < 3, noise or threshold"},
-	{Name: "theory_source", Type: results.String, Doc: "the formula behind the theory columns; null where none applies"},
-}
+// The metric columns, in the order of metrics.
+var (
+	colBalls             = schema.Column{Name: "balls", Type: schema.Int64, Doc: "m, the balls placed (from m or balls_per_bin)"}
+	colMaxLoad           = schema.Column{Name: "max_load", Type: schema.Int64, Unit: "balls", Doc: "the largest bin's load"}
+	colGap               = schema.Column{Name: "gap", Type: schema.Float64, Unit: "balls", Doc: "max_load − m/n"}
+	colMinLoad           = schema.Column{Name: "min_load", Type: schema.Int64, Unit: "balls", Doc: "the smallest bin's load"}
+	colLoadCounts        = schema.Column{Name: "load_counts", Type: schema.Float64List, Doc: "element k: the number of bins with load exactly k, k = 0 .. max_load"}
+	colLoadTail          = schema.Column{Name: "load_tail", Type: schema.Float64List, Doc: "element k: the fraction of bins with load ≥ k+1, k = 0 .. max_load−1"}
+	colTheoryMaxLoad     = schema.Column{Name: "theory_max_load", Type: schema.Float64, Unit: "balls", Doc: "d = 1: median of the maximum of n independent Binomial(m, 1/n) loads; greedy/go_left d ≥ 2: the largest i with n·s_i ≥ 1/2 on the fluid limit; null with noise or threshold"}
+	colTheoryLoadTail    = schema.Column{Name: "theory_load_tail", Type: schema.Float64List, Doc: "the theory's fraction of bins with load ≥ k+1, same length as load_tail; null where theory_max_load is"}
+	colAsymptoticMaxLoad = schema.Column{Name: "asymptotic_max_load", Type: schema.Float64, Unit: "balls", Doc: "leading term only: ln n/ln ln n (d = 1), ln ln n/ln d (greedy), ln ln n/(d ln φ_d) (go_left); null for n < 3, noise or threshold"}
+	colTheorySource      = schema.Column{Name: "theory_source", Type: schema.String, Doc: "the formula behind the theory columns; null where none applies"}
+)
+
+// metrics is the metric schema: Run fills the measured columns, Theory the theory ones.
+var metrics = schema.New(colBalls, colMaxLoad, colGap, colMinLoad, colLoadCounts, colLoadTail, colTheoryMaxLoad, colTheoryLoadTail, colAsymptoticMaxLoad, colTheorySource)
 
 // Theory sources, as theory_source names them.
 const (
@@ -107,7 +112,7 @@ func (Model) Doc() string {
 func (Model) Params() []model.Param { return params }
 
 // Metrics implements model.Model.
-func (Model) Metrics() []results.Column { return metrics }
+func (Model) Metrics() []schema.Column { return metrics.Columns() }
 
 // balls resolves m from m or balls_per_bin.
 func balls(p model.Point) int64 {
@@ -121,7 +126,7 @@ func balls(p model.Point) int64 {
 const maxBalls = 1e11
 
 // Check implements model.Model.
-func (Model) Check(p model.Point, _ bool) ([]string, error) {
+func (Model) Check(p model.Point, _ model.CheckOptions) ([]string, error) {
 	n, d := p[pN].I, p[pD].I
 	sch := scheme(p[pScheme].I)
 	switch {
@@ -154,19 +159,11 @@ func (Model) Check(p model.Point, _ bool) ([]string, error) {
 // Cost implements model.Model: one event per ball, plus a pass over the bins.
 func (Model) Cost(p model.Point) float64 { return float64(balls(p)) + float64(p[pN].I) }
 
-// Run implements model.Model.
-func (mo Model) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
+// Run implements model.Model: the measured columns; the theory columns are Theory's. It checks ctx every ctxBalls
+// balls.
+func (mo Model) Run(ctx context.Context, p model.Point, seed model.Seed) (schema.Row, error) {
 	n, m := int(p[pN].I), balls(p)
-	pl := &placer{
-		n: n, d: int(p[pD].I), replacement: p[pReplacement].B, tieRandom: tie(p[pTie].I) == tieRandom,
-		scheme: scheme(p[pScheme].I), noise: p[pNoise].F, threshold: p[pThreshold].I,
-	}
-	if pl.scheme == goLeft {
-		pl.groups = make([]int, pl.d+1)
-		for j := range pl.groups {
-			pl.groups[j] = j * n / pl.d
-		}
-	}
+	pl := placerOf(p)
 	r := sim.NewStreams(seed).Dispatch
 	var count []float64
 	var lo, hi int
@@ -174,19 +171,26 @@ func (mo Model) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
 	if mo.spare != nil {
 		defer mo.spare.Put(&b8)
 	}
-	done := place(pl, b8, r, 0, m)
+	done, err := placeCtx(ctx, pl, b8, r, 0, m)
+	if err != nil {
+		return nil, err
+	}
 	if done == m {
 		count, lo, hi = histogram(b8)
 	} else {
 		b16 := widen[uint8, uint16](b8)
 		b8 = nil
-		done = place(pl, b16, r, done, m)
+		if done, err = placeCtx(ctx, pl, b16, r, done, m); err != nil {
+			return nil, err
+		}
 		if done == m {
 			count, lo, hi = histogram(b16)
 		} else {
 			b32 := widen[uint16, uint32](b16)
 			b16 = nil
-			if place(pl, b32, r, done, m) != m {
+			if done, err = placeCtx(ctx, pl, b32, r, done, m); err != nil {
+				return nil, err
+			} else if done != m {
 				return nil, fmt.Errorf("bins: a bin passed 2^32−1 balls")
 			}
 			count, lo, hi = histogram(b32)
@@ -198,11 +202,50 @@ func (mo Model) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
 		above -= count[k]
 		tail[k] = above / float64(n)
 	}
-	row := []results.Cell{
-		results.Int(m), results.Int(int64(hi)), results.Float(float64(hi) - float64(m)/float64(n)), results.Int(int64(lo)),
-		results.List(count), results.List(tail),
+	row := metrics.NewRow()
+	row.Set(colBalls, schema.Int(m))
+	row.Set(colMaxLoad, schema.Int(int64(hi)))
+	row.Set(colGap, schema.Float(float64(hi)-float64(m)/float64(n)))
+	row.Set(colMinLoad, schema.Int(int64(lo)))
+	row.Set(colLoadCounts, schema.List(count))
+	row.Set(colLoadTail, schema.List(tail))
+	return row.Row(), nil
+}
+
+// placerOf is the placement rule of point p.
+func placerOf(p model.Point) *placer {
+	n := int(p[pN].I)
+	pl := &placer{
+		n: n, d: int(p[pD].I), replacement: p[pReplacement].B, tieRandom: tie(p[pTie].I) == tieRandom,
+		scheme: scheme(p[pScheme].I), noise: p[pNoise].F, threshold: p[pThreshold].I,
 	}
-	return append(row, theory(pl, float64(m), float64(n), len(tail))...), nil
+	if pl.scheme == goLeft {
+		pl.groups = make([]int, pl.d+1)
+		for j := range pl.groups {
+			pl.groups[j] = j * n / pl.d
+		}
+	}
+	return pl
+}
+
+// ctxBalls is how many balls placeCtx places between two checks of its context: 2^16, a few hundred µs.
+const ctxBalls = 1 << 16
+
+// placeCtx is place in chunks of ctxBalls balls, with ctx checked before each: it returns place's result, or the
+// balls placed so far and ctx.Err() once ctx is done. The chunks draw exactly what one call of place would (each ball's
+// draws depend only on the stream and the bins), so rows do not change.
+func placeCtx[T load](ctx context.Context, pl *placer, bins []T, r *sim.Rand, from, to int64) (int64, error) {
+	for from < to {
+		if err := ctx.Err(); err != nil {
+			return from, err
+		}
+		end := min(from+ctxBalls, to)
+		if done := place(pl, bins, r, from, end); done < end {
+			return done, nil // a bin would overflow: the caller widens
+		}
+		from = end
+	}
+	return to, nil
 }
 
 // bins8 returns n empty 8-bit bins, reused from an earlier run when one of that size is spare.
@@ -218,28 +261,69 @@ func (mo Model) bins8(n int) []uint8 {
 	return make([]uint8, n)
 }
 
-// theory returns the theory columns: the exact Binomial law for d = 1, the fluid limits for d ≥ 2; none with noise or
-// the threshold rule.
-func theory(pl *placer, m, n float64, k int) []results.Cell {
+// Theory implements model.Theorist: the exact Binomial law for d = 1, the fluid limits for d ≥ 2; none (nil) with
+// noise or the threshold rule. The columns depend on the run's max load k = len(load_tail): the theory's tail has
+// length k, and the fluid max-load rule reads the fluid tail to depth k+8. What depends on the point alone is
+// computed here, once: asymptotic_max_load, the Binomial max load, and the fluid tail (at depth 64, longer on demand:
+// see fluidCache). BinomialTail is computed per run at length k, as it always was: it sums its upper levels down from
+// the last one asked for, so its elements are not independent of k.
+func (Model) Theory(p model.Point) model.Theory {
+	pl := placerOf(p)
 	if pl.noise != 0 || pl.scheme == threshold {
-		return []results.Cell{results.Null(), results.Null(), results.Null(), results.Null()}
+		return nil
 	}
-	asym := results.Null()
+	m, n := float64(balls(p)), float64(p[pN].I)
+	asym := schema.Null()
 	if a := analytic.AsymptoticMaxLoad(n, pl.d, pl.scheme == goLeft); !math.IsNaN(a) {
-		asym = results.Float(a)
+		asym = schema.Float(a)
+	}
+	set := func(b *schema.Builder, maxLoad int, tail []float64, source string) {
+		b.Set(colTheoryMaxLoad, schema.Float(float64(maxLoad)))
+		b.Set(colTheoryLoadTail, schema.List(tail))
+		b.Set(colAsymptoticMaxLoad, asym)
+		b.Set(colTheorySource, schema.Str(source))
+	}
+	if pl.d == 1 {
+		maxLoad := analytic.BinomialMaxLoad(m, n)
+		return func(row schema.Row) {
+			b := metrics.Edit(row)
+			set(b, maxLoad, analytic.BinomialTail(m, n, len(b.Get(colLoadTail).L)), SourceBinomial)
+		}
 	}
 	t := m / n
-	if pl.d == 1 {
-		return []results.Cell{results.Float(float64(analytic.BinomialMaxLoad(m, n))), results.List(analytic.BinomialTail(m, n, k)), asym, results.Str(SourceBinomial)}
-	}
-	// The fluid tail is computed far enough for the max-load rule (n·s_i ≥ 1/2), then cut to the simulated length.
-	deep := k + 8
-	var tail []float64
-	source := SourceFluid
+	fluid, source := analytic.BinsTail, SourceFluid
 	if pl.scheme == goLeft {
-		tail, source = analytic.GoLeftTail(t, pl.d, deep), SourceGoLeft
-	} else {
-		tail = analytic.BinsTail(t, pl.d, deep)
+		fluid, source = analytic.GoLeftTail, SourceGoLeft
 	}
-	return []results.Cell{results.Float(float64(analytic.FluidMaxLoad(tail, n))), results.List(tail[:k]), asym, results.Str(source)}
+	c := &fluidCache{at: func(k int) []float64 { return fluid(t, pl.d, k) }}
+	return func(row schema.Row) {
+		b := metrics.Edit(row)
+		k := len(b.Get(colLoadTail).L)
+		deep := c.tail(k + 8) // far enough for the max-load rule (n·s_i ≥ 1/2), then cut to the simulated length
+		set(b, analytic.FluidMaxLoad(deep, n), deep[:k:k], source)
+	}
+}
+
+// fluidCache is one grid point's fluid tail, shared by its replications: computed at fluidDepth, and again at twice
+// the depth (or more) only when a run needs it deeper. Cutting it is exact: analytic.BinsTail and GoLeftTail copy the
+// limit's levels into a slice of the length asked for and floor each element alone, so element i does not depend on
+// the length. Safe for concurrent use.
+type fluidCache struct {
+	at   func(k int) []float64
+	mu   sync.Mutex
+	full []float64 // the deepest tail computed so far; replaced, never modified
+}
+
+// fluidDepth is the depth a point's fluid tail is first computed to: deeper than any max load seen (k + 8 ≤ 64 for
+// k ≤ 56).
+const fluidDepth = 64
+
+// tail returns the first k levels of the fluid tail.
+func (c *fluidCache) tail(k int) []float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.full == nil || k > len(c.full) {
+		c.full = c.at(max(k, 2*len(c.full), fluidDepth))
+	}
+	return c.full[:k:k]
 }

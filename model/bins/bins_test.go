@@ -1,6 +1,7 @@
 package bins
 
 import (
+	"context"
 	"math"
 	"slices"
 	"testing"
@@ -8,9 +9,11 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"lbsweep/analytic"
 	"lbsweep/model"
 	"lbsweep/model/sim"
 	"lbsweep/results"
+	"lbsweep/results/schema"
 )
 
 // alpha is the significance level of the statistical tests here.
@@ -39,12 +42,12 @@ func pt(n, m, d int64, sch scheme, replacement bool, tieRule tie) model.Point {
 	return p
 }
 
-func run(t testing.TB, p model.Point, seed uint64) []results.Cell {
+func run(t testing.TB, p model.Point, seed uint64) schema.Row {
 	t.Helper()
-	if _, err := (Model{}).Check(p, false); err != nil {
+	if _, err := (Model{}).Check(p, model.CheckOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	row, err := Model{}.Run(p, model.Seed{Run: seed})
+	row, err := model.RunRow(context.Background(), Model{}, p, model.Seed{Run: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +229,7 @@ func BenchmarkP2CMillion(b *testing.B) {
 	p := pt(1_000_000, 1_000_000, 2, greedy, true, tieFirst)
 	m := New() // as the registry holds it: bin arrays reused between runs
 	for i := range b.N {
-		row, err := m.Run(p, model.Seed{Run: uint64(i)})
+		row, err := model.RunRow(context.Background(), m, p, model.Seed{Run: uint64(i)})
 		// The max load at m = n = 10^6, d = 2 is 4 (fluid limit; 3 or 4 in the bins experiment's seeds): a run
 		// outside 3..5 means the benchmark timed something broken.
 		if err != nil || row[mMax].I < 3 || row[mMax].I > 5 {
@@ -268,5 +271,45 @@ func TestHistogramWidths(t *testing.T) {
 		if !slices.Equal(c8, c16) || lo8 != lo16 || hi8 != hi16 {
 			t.Errorf("n = %d: 8-bit %v %d %d, 16-bit %v %d %d", n, c8, lo8, hi8, c16, lo16, hi16)
 		}
+	}
+}
+
+// A cancelled context stops a long run within a chunk of balls: m = 10^10 balls (about two minutes) returns
+// context.Canceled soon after the cancel.
+func TestRunStopsWhenCancelled(t *testing.T) {
+	p := pt(1000, 10_000_000_000, 2, greedy, true, tieFirst)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start := time.Now()
+	row, err := Model{}.Run(ctx, p, model.Seed{Run: 1})
+	if elapsed := time.Since(start); err != context.Canceled || row != nil || elapsed > 2*time.Second {
+		t.Errorf("cancelled after 50 ms: row %v, err %v after %v; want context.Canceled within 2 s", row, err, elapsed)
+	}
+}
+
+// The shared theory gives each run what the analytic functions give at the run's length k: the fluid tail to depth
+// k+8 for the max-load rule, cut to k, whatever order the runs' lengths come in (the cache grows past 64 levels).
+func TestTheoryPerRun(t *testing.T) {
+	for _, sch := range []scheme{greedy, goLeft} {
+		const n, m = 1000, 3000
+		th := Model{}.Theory(pt(n, m, 2, sch, true, tieFirst))
+		fluid := analytic.BinsTail
+		if sch == goLeft {
+			fluid = analytic.GoLeftTail
+		}
+		for _, k := range []int{5, 0, 100, 3, 300} {
+			b := metrics.NewRow()
+			b.Set(colLoadTail, schema.List(make([]float64, k)))
+			row := b.Row()
+			th(row)
+			deep := fluid(float64(m)/n, 2, k+8)
+			if row[mTheoryMax].F != float64(analytic.FluidMaxLoad(deep, n)) || !slices.Equal(row[mTheoryTail].L, deep[:k]) {
+				t.Errorf("scheme %d, k = %d: theory max %v tail %v; want %v, %v", sch, k, row[mTheoryMax].F, row[mTheoryTail].L,
+					analytic.FluidMaxLoad(deep, n), deep[:k])
+			}
+		}
+	}
+	if (Model{}).Theory(pt(10, 10, 2, threshold, true, tieFirst)) != nil {
+		t.Error("threshold: a theory, want none")
 	}
 }

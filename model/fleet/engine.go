@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"context"
 	"math"
 
 	"lbsweep/model/policy"
@@ -82,8 +83,9 @@ func (c *class) duration(r *sim.Rand) float64 {
 	return x * c.latency()
 }
 
-// simulate runs the event-driven simulation described in the package doc.
-func simulate(c config, s sim.Streams, pol policy.Policy) outcome {
+// simulate runs the event-driven simulation described in the package doc. It returns ctx.Err() when ctx is done,
+// checked every 2^16 events (a mask test per event).
+func simulate(ctx context.Context, c config, s sim.Streams, pol policy.Policy) (outcome, error) {
 	var servers []server
 	var broken, fastest []bool
 	quickest := math.Inf(1)
@@ -139,6 +141,9 @@ func simulate(c config, s sim.Streams, pol policy.Policy) outcome {
 			ended = true
 		}
 		out.events++
+		if out.events&(1<<16-1) == 0 && ctx.Err() != nil {
+			return outcome{}, ctx.Err()
+		}
 		if respond {
 			_, r := pending.Pop()
 			k := int(r.server)
@@ -200,5 +205,5 @@ func simulate(c config, s sim.Streams, pol policy.Policy) outcome {
 	for k := range n {
 		out.outstanding[k] = lv.Len(k)
 	}
-	return out
+	return out, nil
 }

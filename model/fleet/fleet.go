@@ -61,6 +61,7 @@
 package fleet
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -68,7 +69,7 @@ import (
 	"lbsweep/model"
 	"lbsweep/model/policy"
 	"lbsweep/model/sim"
-	"lbsweep/results"
+	"lbsweep/results/schema"
 )
 
 // Model is the fleet model; its zero value is ready to use.
@@ -107,28 +108,6 @@ const (
 	Constant = iota
 	Exponential
 	Lognormal
-)
-
-// Metric indices into Metrics() and a row.
-const (
-	mRequests = iota
-	mGoodput
-	mThroughput
-	mGoodputFraction
-	mMeanLatency
-	mP50Latency
-	mP99Latency
-	mMeanSuccessLatency
-	mP99SuccessLatency
-	mShares
-	mBrokenShare
-	mFastestShare
-	mBrokenSamples
-	mBrokenWinRate
-	mPeakOutstanding
-	mEvents
-	mTheoryBrokenShare
-	mTheorySource
 )
 
 // Bounds on a point.
@@ -170,26 +149,30 @@ var params = append([]model.Param{
 	pPolicy:       {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "dispatch policy name (sweep -list); it sees each server's outstanding requests"},
 }, policy.Params...)
 
-var metrics = []results.Column{
-	mRequests:           {Name: "requests", Type: results.Int64, Doc: "requests measured: arrivals in [warmup, horizon)"},
-	mGoodput:            {Name: "goodput", Type: results.Int64, Doc: "measured requests answered with a success (seed 000's goodput)"},
-	mThroughput:         {Name: "throughput", Type: results.Int64, Doc: "measured requests answered, successes and failures (every request is answered: the run drains and nothing is dropped, so this equals requests until timeouts or shedding are modelled)"},
-	mGoodputFraction:    {Name: "goodput_fraction", Type: results.Float64, Doc: "goodput / requests; null when no request was measured"},
-	mMeanLatency:        {Name: "mean_latency", Type: results.Float64, Unit: tick, Doc: "mean latency (response time − arrival time, queueing included) of all measured responses; exact"},
-	mP50Latency:         {Name: "p50_latency", Type: results.Float64, Unit: tick, Doc: "median latency of all responses, relative error ≤ 0.1% (DDSketch)"},
-	mP99Latency:         {Name: "p99_latency", Type: results.Float64, Unit: tick, Doc: "99th-percentile latency of all responses, failures included, relative error ≤ 0.1% (DDSketch)"},
-	mMeanSuccessLatency: {Name: "mean_success_latency", Type: results.Float64, Unit: tick, Doc: "mean latency of the successful responses; null when none"},
-	mP99SuccessLatency:  {Name: "p99_success_latency", Type: results.Float64, Unit: tick, Doc: "99th-percentile latency of the successful responses only, relative error ≤ 0.1%; null when none"},
-	mShares:             {Name: "shares", Type: results.Float64List, Doc: "element k: the fraction of measured requests sent to server k, in server order (the classes' servers in list order)"},
-	mBrokenShare:        {Name: "broken_share", Type: results.Float64, Doc: "the fraction of measured requests sent to broken servers (healthy = false); 0 in the healthy world"},
-	mFastestShare:       {Name: "fastest_share", Type: results.Float64, Doc: "the fraction of measured requests sent to the servers that answer fastest by configuration (the lowest mean, or error latency when broken): what a latency-aware policy seeks; in seed 000's twin worlds the fast backend's share, healthy or broken"},
-	mBrokenSamples:      {Name: "broken_samples", Type: results.Int64, Doc: "measured picks whose candidates (policy.Sampler: the d sampled, or every server) held a broken server among two or more; null for policies that do not compare candidates, and with no broken server"},
-	mBrokenWinRate:      {Name: "broken_win_rate", Type: results.Float64, Doc: "of those picks, the fraction that went to a broken server (seed 000 §6.3's won|sampled); null when broken_samples is 0 or null (so for d = 1)"},
-	mPeakOutstanding:    {Name: "peak_outstanding", Type: results.Int64, Unit: "requests", Doc: "the most outstanding requests (queued and in service) at any one server in [warmup, horizon)"},
-	mEvents:             {Name: "events", Type: results.Int64, Doc: "arrivals and responses simulated, warm-up and drain included"},
-	mTheoryBrokenShare:  {Name: "theory_broken_share", Type: results.Float64, Doc: "closed-form broken share (see theory_source): load-blind policies B/N (weighted: the broken servers' share of the weights); ewma when every broken server answers faster than every healthy one serves: the chance that a uniform d-sample holds a broken server, 1 − C(N−B, d)/C(N, d) (d/N for one broken server; 1 with no d); null elsewhere"},
-	mTheorySource:       {Name: "theory_source", Type: results.String, Doc: "the formula behind theory_broken_share; null where none applies"},
-}
+// The metric columns, in the order of metrics.
+var (
+	colRequests           = schema.Column{Name: "requests", Type: schema.Int64, Doc: "requests measured: arrivals in [warmup, horizon)"}
+	colGoodput            = schema.Column{Name: "goodput", Type: schema.Int64, Doc: "measured requests answered with a success (seed 000's goodput)"}
+	colThroughput         = schema.Column{Name: "throughput", Type: schema.Int64, Doc: "measured requests answered, successes and failures (every request is answered: the run drains and nothing is dropped, so this equals requests until timeouts or shedding are modelled)"}
+	colGoodputFraction    = schema.Column{Name: "goodput_fraction", Type: schema.Float64, Doc: "goodput / requests; null when no request was measured"}
+	colMeanLatency        = schema.Column{Name: "mean_latency", Type: schema.Float64, Unit: tick, Doc: "mean latency (response time − arrival time, queueing included) of all measured responses; exact"}
+	colP50Latency         = schema.Column{Name: "p50_latency", Type: schema.Float64, Unit: tick, Doc: "median latency of all responses, relative error ≤ 0.1% (DDSketch)"}
+	colP99Latency         = schema.Column{Name: "p99_latency", Type: schema.Float64, Unit: tick, Doc: "99th-percentile latency of all responses, failures included, relative error ≤ 0.1% (DDSketch)"}
+	colMeanSuccessLatency = schema.Column{Name: "mean_success_latency", Type: schema.Float64, Unit: tick, Doc: "mean latency of the successful responses; null when none"}
+	colP99SuccessLatency  = schema.Column{Name: "p99_success_latency", Type: schema.Float64, Unit: tick, Doc: "99th-percentile latency of the successful responses only, relative error ≤ 0.1%; null when none"}
+	colShares             = schema.Column{Name: "shares", Type: schema.Float64List, Doc: "element k: the fraction of measured requests sent to server k, in server order (the classes' servers in list order)"}
+	colBrokenShare        = schema.Column{Name: "broken_share", Type: schema.Float64, Doc: "the fraction of measured requests sent to broken servers (healthy = false); 0 in the healthy world"}
+	colFastestShare       = schema.Column{Name: "fastest_share", Type: schema.Float64, Doc: "the fraction of measured requests sent to the servers that answer fastest by configuration (the lowest mean, or error latency when broken): what a latency-aware policy seeks; in seed 000's twin worlds the fast backend's share, healthy or broken"}
+	colBrokenSamples      = schema.Column{Name: "broken_samples", Type: schema.Int64, Doc: "measured picks whose candidates (policy.Sampler: the d sampled, or every server) held a broken server among two or more; null for policies that do not compare candidates, and with no broken server"}
+	colBrokenWinRate      = schema.Column{Name: "broken_win_rate", Type: schema.Float64, Doc: "of those picks, the fraction that went to a broken server (seed 000 §6.3's won|sampled); null when broken_samples is 0 or null (so for d = 1)"}
+	colPeakOutstanding    = schema.Column{Name: "peak_outstanding", Type: schema.Int64, Unit: "requests", Doc: "the most outstanding requests (queued and in service) at any one server in [warmup, horizon)"}
+	colEvents             = schema.Column{Name: "events", Type: schema.Int64, Doc: "arrivals and responses simulated, warm-up and drain included"}
+	colTheoryBrokenShare  = schema.Column{Name: "theory_broken_share", Type: schema.Float64, Doc: "closed-form broken share (see theory_source): load-blind policies B/N (weighted: the broken servers' share of the weights); ewma when every broken server answers faster than every healthy one serves: the chance that a uniform d-sample holds a broken server, 1 − C(N−B, d)/C(N, d) (d/N for one broken server; 1 with no d); null elsewhere"}
+	colTheorySource       = schema.Column{Name: "theory_source", Type: schema.String, Doc: "the formula behind theory_broken_share; null where none applies"}
+)
+
+// metrics is the metric schema: Run fills the measured columns (outcome.set), Theory the theory ones.
+var metrics = schema.New(colRequests, colGoodput, colThroughput, colGoodputFraction, colMeanLatency, colP50Latency, colP99Latency, colMeanSuccessLatency, colP99SuccessLatency, colShares, colBrokenShare, colFastestShare, colBrokenSamples, colBrokenWinRate, colPeakOutstanding, colEvents, colTheoryBrokenShare, colTheorySource)
 
 // Theory sources, as the theory_source column names them.
 const (
@@ -344,13 +327,13 @@ func (Model) Doc() string {
 func (Model) Params() []model.Param { return params }
 
 // Metrics implements model.Model.
-func (Model) Metrics() []results.Column { return metrics }
+func (Model) Metrics() []schema.Column { return metrics.Columns() }
 
 // Check implements model.Model: a resolved point (see Resolve) with valid classes (mean, error_latency and weight
 // finite and > 0; 1 ≤ slots ≤ 10^6; cv finite and ≥ 0 and only for lognormal service), λ > 0, λ·horizon ≤ 10^8,
-// 0 ≤ warmup < horizon, and valid policy arguments. Overloaded fleets are allowed (allowUnstable is not consulted):
-// like seed 000's, a run is a finite-horizon transient from an empty fleet, and its queues may grow.
-func (Model) Check(p model.Point, _ bool) (warnings []string, err error) {
+// 0 ≤ warmup < horizon, and valid policy arguments. Overloaded fleets are allowed (CheckOptions.AllowUnstable is not
+// consulted): like seed 000's, a run is a finite-horizon transient from an empty fleet, and its queues may grow.
+func (Model) Check(p model.Point, _ model.CheckOptions) (warnings []string, err error) {
 	servers := func(i int, format string, v ...any) error {
 		return model.Issue{Param: "servers", Message: fmt.Sprintf("element %d: ", i+1) + fmt.Sprintf(format, v...)}
 	}
@@ -419,78 +402,87 @@ func (Model) Cost(p model.Point) float64 {
 	return p[pLambda].F * p[pHorizon].F * (2 + float64(p[pN].I)/8)
 }
 
-// Run implements model.Model.
-func (Model) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
+// Run implements model.Model: the measured columns; the theory columns are Theory's.
+func (Model) Run(ctx context.Context, p model.Point, seed model.Seed) (schema.Row, error) {
 	cs := classesOf(p)
 	ps := policyServers(cs)
 	entry := policy.Registry[p[pPolicy].I]
 	args := policy.ArgsOf(params, p)
 	pol := entry.New(args, ps)
-	out := simulate(config{classes: cs, lambda: p[pLambda].F, horizon: p[pHorizon].F, warmup: p[pWarmup].F},
+	out, err := simulate(ctx, config{classes: cs, lambda: p[pLambda].F, horizon: p[pHorizon].F, warmup: p[pWarmup].F},
 		sim.NewStreams(seed), pol)
-	return out.cells(theory(policy.ID(p[pPolicy].I), args, cs, ps)), nil
+	if err != nil {
+		return nil, err
+	}
+	row := metrics.NewRow()
+	out.set(row)
+	return row.Row(), nil
 }
 
-// cells are the metric columns, theory th (broken share, source) last.
-func (o outcome) cells(th [2]results.Cell) []results.Cell {
-	row := make([]results.Cell, len(metrics))
-	nullIfNaN := func(x float64) results.Cell {
+// Theory implements model.Theorist: theory, which depends on the point alone.
+func (Model) Theory(p model.Point) model.Theory {
+	cs := classesOf(p)
+	th := theory(policy.ID(p[pPolicy].I), policy.ArgsOf(params, p), cs, policyServers(cs))
+	return func(row schema.Row) {
+		b := metrics.Edit(row)
+		b.Set(colTheoryBrokenShare, th[0])
+		b.Set(colTheorySource, th[1])
+	}
+}
+
+// set fills the measured columns.
+func (o outcome) set(row *schema.Builder) {
+	nullIfNaN := func(x float64) schema.Cell {
 		if math.IsNaN(x) {
-			return results.Null()
+			return schema.Null()
 		}
-		return results.Float(x)
+		return schema.Float(x)
 	}
 	req := o.all.Count()
-	row[mRequests] = results.Int(req)
-	row[mGoodput] = results.Int(o.ok.Count())
-	row[mThroughput] = results.Int(req)
-	row[mGoodputFraction] = results.Null()
+	row.Set(colRequests, schema.Int(req))
+	row.Set(colGoodput, schema.Int(o.ok.Count()))
+	row.Set(colThroughput, schema.Int(req))
 	shares := make([]float64, len(o.sent))
-	brokenShare := 0.0
-	if req > 0 {
-		row[mGoodputFraction] = results.Float(float64(o.ok.Count()) / float64(req))
+	brokenShare, fastestShare := 0.0, 0.0
+	if req > 0 { // goodput_fraction stays null when no request was measured
+		row.Set(colGoodputFraction, schema.Float(float64(o.ok.Count())/float64(req)))
 		for k, c := range o.sent {
 			shares[k] = float64(c) / float64(req)
 		}
 		brokenShare = float64(o.sentBroken) / float64(req)
+		fastestShare = float64(o.sentFastest) / float64(req)
 	}
-	row[mMeanLatency] = nullIfNaN(o.all.Mean())
-	row[mP50Latency] = nullIfNaN(o.all.Quantile(0.5))
-	row[mP99Latency] = nullIfNaN(o.all.Quantile(0.99))
-	row[mMeanSuccessLatency] = nullIfNaN(o.ok.Mean())
-	row[mP99SuccessLatency] = nullIfNaN(o.ok.Quantile(0.99))
-	row[mShares] = results.List(shares)
-	row[mBrokenShare] = results.Float(brokenShare)
-	row[mFastestShare] = results.Float(0)
-	if req > 0 {
-		row[mFastestShare] = results.Float(float64(o.sentFastest) / float64(req))
-	}
-	row[mBrokenSamples], row[mBrokenWinRate] = results.Null(), results.Null()
-	if o.sampler {
-		row[mBrokenSamples] = results.Int(o.samples)
+	row.Set(colMeanLatency, nullIfNaN(o.all.Mean()))
+	row.Set(colP50Latency, nullIfNaN(o.all.Quantile(0.5)))
+	row.Set(colP99Latency, nullIfNaN(o.all.Quantile(0.99)))
+	row.Set(colMeanSuccessLatency, nullIfNaN(o.ok.Mean()))
+	row.Set(colP99SuccessLatency, nullIfNaN(o.ok.Quantile(0.99)))
+	row.Set(colShares, schema.List(shares))
+	row.Set(colBrokenShare, schema.Float(brokenShare))
+	row.Set(colFastestShare, schema.Float(fastestShare))
+	if o.sampler { // broken_samples and broken_win_rate stay null for policies that do not compare candidates
+		row.Set(colBrokenSamples, schema.Int(o.samples))
 		if o.samples > 0 {
-			row[mBrokenWinRate] = results.Float(float64(o.won) / float64(o.samples))
+			row.Set(colBrokenWinRate, schema.Float(float64(o.won)/float64(o.samples)))
 		}
 	}
-	row[mPeakOutstanding] = results.Int(int64(o.peak))
-	row[mEvents] = results.Int(o.events)
-	row[mTheoryBrokenShare], row[mTheorySource] = th[0], th[1]
-	return row
+	row.Set(colPeakOutstanding, schema.Int(int64(o.peak)))
+	row.Set(colEvents, schema.Int(o.events))
 }
 
 // theory returns theory_broken_share and theory_source for the policy id with arguments a over classes cs.
-func theory(id policy.ID, a policy.Args, cs []class, ps policy.Servers) [2]results.Cell {
-	none := [2]results.Cell{results.Null(), results.Null()}
+func theory(id policy.ID, a policy.Args, cs []class, ps policy.Servers) [2]schema.Cell {
+	none := [2]schema.Cell{schema.Null(), schema.Null()}
 	n, b := counts(cs)
 	if b == 0 {
 		return none
 	}
 	switch id {
 	case policy.Random, policy.RoundRobin:
-		return [2]results.Cell{results.Float(float64(b) / float64(n)), results.Str(SourceLoadBlind)}
+		return [2]schema.Cell{schema.Float(float64(b) / float64(n)), schema.Str(SourceLoadBlind)}
 	case policy.SmoothWRR, policy.WRRExpanded:
 		if ps.Weight == nil {
-			return [2]results.Cell{results.Float(float64(b) / float64(n)), results.Str(SourceLoadBlind)}
+			return [2]schema.Cell{schema.Float(float64(b) / float64(n)), schema.Str(SourceLoadBlind)}
 		}
 		total, broken := 0.0, 0.0
 		for _, c := range cs {
@@ -499,7 +491,7 @@ func theory(id policy.ID, a policy.Args, cs []class, ps policy.Servers) [2]resul
 				broken += float64(c.count) * c.weight
 			}
 		}
-		return [2]results.Cell{results.Float(broken / total), results.Str(SourceWeighted)}
+		return [2]schema.Cell{schema.Float(broken / total), schema.Str(SourceWeighted)}
 	case policy.EWMA:
 		// The broken servers must answer faster than any healthy server serves: then a broken candidate's score
 		// e·(outstanding+1) stays below every healthy one's s·(outstanding+1) while its in-flight count is below s/e − 1.
@@ -523,7 +515,7 @@ func theory(id policy.ID, a policy.Args, cs []class, ps policy.Servers) [2]resul
 		for i := range d {
 			miss *= float64(n-b-i) / float64(n-i)
 		}
-		return [2]results.Cell{results.Float(1 - max(miss, 0)), results.Str(SourceBlast)}
+		return [2]schema.Cell{schema.Float(1 - max(miss, 0)), schema.Str(SourceBlast)}
 	}
 	return none
 }

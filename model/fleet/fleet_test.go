@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"lbsweep/model/policy"
 	"lbsweep/model/sim"
 	"lbsweep/results"
+	"lbsweep/results/schema"
 )
 
 // alphaFleet is the significance level of the statistical tests here (two-sided Student t over replications); with
@@ -18,6 +20,28 @@ import (
 const alphaFleet = 0.001
 
 // rec is one server class for a test point: count, mean, and healthy (fields otherwise left out).
+// Metric columns, by index into Metrics().
+const (
+	mRequests = iota
+	mGoodput
+	mThroughput
+	mGoodputFraction
+	mMeanLatency
+	mP50Latency
+	mP99Latency
+	mMeanSuccessLatency
+	mP99SuccessLatency
+	mShares
+	mBrokenShare
+	mFastestShare
+	mBrokenSamples
+	mBrokenWinRate
+	mPeakOutstanding
+	mEvents
+	mTheoryBrokenShare
+	mTheorySource
+)
+
 func rec(count int, mean float64, healthy bool) model.Record {
 	r := make(model.Record, 8)
 	r[fCount], r[fMean] = model.IntValue(int64(count)), model.FloatValue(mean)
@@ -76,7 +100,7 @@ func point(t testing.TB, classes []model.Record, lambda, horizon float64, pol st
 	if err := (Model{}).Resolve(p); err != nil {
 		t.Fatalf("invalid test point: %v", err)
 	}
-	if _, err := (Model{}).Check(p, false); err != nil {
+	if _, err := (Model{}).Check(p, model.CheckOptions{}); err != nil {
 		t.Fatalf("invalid test point: %v", err)
 	}
 	return p
@@ -86,8 +110,12 @@ func point(t testing.TB, classes []model.Record, lambda, horizon float64, pol st
 func run(p model.Point, seed uint64) outcome {
 	cs := classesOf(p)
 	pol := policy.Registry[p[pPolicy].I].New(policy.ArgsOf(params, p), policyServers(cs))
-	return simulate(config{classes: cs, lambda: p[pLambda].F, horizon: p[pHorizon].F, warmup: p[pWarmup].F},
+	out, err := simulate(context.Background(), config{classes: cs, lambda: p[pLambda].F, horizon: p[pHorizon].F, warmup: p[pWarmup].F},
 		sim.NewStreams(model.Seed{Run: seed, Policy: 7}), pol)
+	if err != nil {
+		panic(err) // a background context is never done
+	}
+	return out
 }
 
 // Seed 000 §6.1, the twin worlds: with the same random numbers, flipping the fast backend's health changes no
@@ -146,12 +174,12 @@ func TestTwinWorlds(t *testing.T) {
 // succeed, round robin's shares are 1/N to within one request, and theory is filled where it applies.
 func TestAccounting(t *testing.T) {
 	p := point(t, sinkhole(true), 0.32, 20000, "round_robin", "mean=10")
-	row, err := Model{}.Run(p, model.Seed{Run: 5, Policy: 1})
+	row, err := runRow(Model{}, p, model.Seed{Run: 5, Policy: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(row) != len(metrics) {
-		t.Fatalf("%d cells for %d metrics", len(row), len(metrics))
+	if len(row) != metrics.Len() {
+		t.Fatalf("%d cells for %d metrics", len(row), metrics.Len())
 	}
 	req := row[mRequests].I
 	shares := row[mShares].L
@@ -182,15 +210,15 @@ func TestAccounting(t *testing.T) {
 	if row[mP99SuccessLatency].F < 10*(1-sim.RelativeAccuracy) {
 		t.Errorf("p99 of successes %v < 10", row[mP99SuccessLatency].F)
 	}
-	again, _ := Model{}.Run(p, model.Seed{Run: 5, Policy: 1})
+	again, _ := runRow(Model{}, p, model.Seed{Run: 5, Policy: 1})
 	for m := range row {
 		if fmt.Sprint(row[m]) != fmt.Sprint(again[m]) {
-			t.Errorf("metric %s differs between two runs of one seed: %+v, %+v", metrics[m].Name, row[m], again[m])
+			t.Errorf("metric %s differs between two runs of one seed: %+v, %+v", metrics.Columns()[m].Name, row[m], again[m])
 		}
 	}
 
 	// No broken server: null theory and sample counts, broken share 0.
-	row, _ = Model{}.Run(point(t, sinkhole(false), 0.32, 2000, "ewma", "mean=10", "d=2"), model.Seed{Run: 5})
+	row, _ = runRow(Model{}, point(t, sinkhole(false), 0.32, 2000, "ewma", "mean=10", "d=2"), model.Seed{Run: 5})
 	if row[mBrokenShare].F != 0 || row[mTheoryBrokenShare].Valid || row[mBrokenSamples].Valid || row[mGoodput].I != row[mRequests].I {
 		t.Errorf("healthy world: broken share %v, theory %+v, samples %+v, goodput %d of %d", row[mBrokenShare].F,
 			row[mTheoryBrokenShare], row[mBrokenSamples], row[mGoodput].I, row[mRequests].I)
@@ -208,7 +236,7 @@ func TestPowerOfDBlastRadius(t *testing.T) {
 				"observe=dispatch")
 			var shares []float64
 			for rep := range 5 {
-				row, _ := Model{}.Run(p, model.Seed{Run: uint64(100 + rep), Policy: 3})
+				row, _ := runRow(Model{}, p, model.Seed{Run: uint64(100 + rep), Policy: 3})
 				shares = append(shares, row[mBrokenShare].F)
 				switch {
 				case d == 1 && row[mBrokenWinRate].Valid:
@@ -267,7 +295,7 @@ func TestQueueTheory(t *testing.T) {
 		p := point(t, []model.Record{rec(1, 10, true)}, lambda, 200000, "round_robin", set...)
 		var xs []float64
 		for rep := range reps {
-			row, _ := Model{}.Run(p, model.Seed{Run: uint64(rep + 1)})
+			row, _ := runRow(Model{}, p, model.Seed{Run: uint64(rep + 1)})
 			xs = append(xs, row[mMeanLatency].F)
 		}
 		e := results.MeanCI(xs, alphaFleet)
@@ -314,7 +342,7 @@ func TestForesightIsExact(t *testing.T) {
 		cs := classesOf(p)
 		f := &foresight{n: 4, foreseen: make([][]float64, 4), learned: make([][]float64, 4), okSeen: make([][]bool, 4),
 			okLearned: make([][]bool, 4)}
-		simulate(config{classes: cs, lambda: 0.32, horizon: 3000}, sim.NewStreams(model.Seed{Run: 3}), f)
+		simulate(context.Background(), config{classes: cs, lambda: 0.32, horizon: 3000}, sim.NewStreams(model.Seed{Run: 3}), f)
 		for k := range 4 {
 			if len(f.foreseen[k]) == 0 || !slices.Equal(f.foreseen[k], f.learned[k]) || !slices.Equal(f.okSeen[k], f.okLearned[k]) {
 				t.Errorf("%s, server %d: foreseen %d latencies, learned %d, or they differ", service, k, len(f.foreseen[k]),
@@ -334,7 +362,7 @@ func TestForesightIsExact(t *testing.T) {
 func TestErrorLatency(t *testing.T) {
 	broken := rec(1, 10, false)
 	p := point(t, []model.Record{broken}, 0.01, 5000, "round_robin", "error_latency=1")
-	row, _ := Model{}.Run(p, model.Seed{Run: 9})
+	row, _ := runRow(Model{}, p, model.Seed{Run: 9})
 	if row[mGoodput].I != 0 || row[mP99Latency].F > 1.01 {
 		t.Errorf("broken at error_latency 1: goodput %d, p99 %v", row[mGoodput].I, row[mP99Latency].F)
 	}
@@ -368,7 +396,7 @@ func TestCheckErrors(t *testing.T) {
 	} {
 		p := base()
 		c.edit(p)
-		_, err := Model{}.Check(p, false)
+		_, err := Model{}.Check(p, model.CheckOptions{})
 		if is, ok := err.(model.Issue); !ok || is.Param != c.param {
 			t.Errorf("want an issue with %s, got %v", c.param, err)
 		}
@@ -378,4 +406,9 @@ func TestCheckErrors(t *testing.T) {
 	if err := (Model{}).Resolve(p); err == nil || err.(model.Issue).Param != "broken" {
 		t.Errorf("broken = 2 for one broken server: %v", err)
 	}
+}
+
+// runRow is model.RunRow with a background context: the metric row as a sweep writes it, theory included.
+func runRow(m model.Model, p model.Point, seed model.Seed) (schema.Row, error) {
+	return model.RunRow(context.Background(), m, p, seed)
 }

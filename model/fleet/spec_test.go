@@ -1,10 +1,12 @@
 package fleet_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
 	"lbsweep/experiments"
+	"lbsweep/model"
 )
 
 // End to end through a spec: the healthy and the broken world of one grid point get the same seeds (healthy is a
@@ -38,11 +40,11 @@ policy = ["round_robin", "least_outstanding", { name = "ewma", observe = "dispat
 		if h.Seed != b.Seed {
 			t.Fatalf("%s and %s: seeds %+v, %+v", h.Key, b.Key, h.Seed, b.Seed)
 		}
-		hr, err := s.Model.Run(h.Point, h.Seed)
+		hr, err := model.RunRow(context.Background(), s.Model, h.Point, h.Seed)
 		if err != nil {
 			t.Fatal(err)
 		}
-		br, _ := s.Model.Run(b.Point, b.Seed)
+		br, _ := model.RunRow(context.Background(), s.Model, b.Point, b.Seed)
 		for name, m := range cols {
 			same := fmt.Sprint(hr[m]) == fmt.Sprint(br[m])
 			differs := name == "goodput" || name == "goodput_fraction" || name == "broken_share" ||

@@ -1,6 +1,7 @@
 package supermarket
 
 import (
+	"context"
 	"testing"
 
 	"lbsweep/model"
@@ -14,7 +15,7 @@ func benchRun(b *testing.B, n int, pol string, d int) {
 	var events int64
 	b.ResetTimer()
 	for i := range b.N {
-		row, err := Model{}.Run(p, model.Seed{Run: uint64(i + 1)})
+		row, err := Model{}.Run(context.Background(), p, model.Seed{Run: uint64(i + 1)})
 		if err != nil {
 			b.Fatal(err)
 		}

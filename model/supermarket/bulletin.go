@@ -1,6 +1,7 @@
 package supermarket
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -8,7 +9,7 @@ import (
 	"lbsweep/model"
 	"lbsweep/model/policy"
 	"lbsweep/model/sim"
-	"lbsweep/results"
+	"lbsweep/results/schema"
 )
 
 // BulletinBoard is the supermarket model whose dispatchers read a bulletin board of queue lengths instead of the true
@@ -48,16 +49,21 @@ var boardParams = append([]model.Param{
 	bPolicy:      {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "dispatch policy name (sweep -list)"},
 }, policy.Params...)
 
-var boardMetrics = append(append([]results.Column(nil), metrics[:len(metrics)-4]...),
-	results.Column{Name: "refreshes", Type: results.Int64, Doc: "board refreshes (periodic: whole board; individual: one entry) before the horizon"},
-	metrics[len(metrics)-4], metrics[len(metrics)-3], metrics[len(metrics)-2], metrics[len(metrics)-1])
+var colRefreshes = schema.Column{Name: "refreshes", Type: schema.Int64, Doc: "board refreshes (periodic: whole board; individual: one entry) before the horizon"}
 
-var boardSeries = []results.Column{
-	{Name: "time", Type: results.Float64, Unit: timeUnit, Doc: "sample time, multiples of sample in [0, horizon)"},
-	{Name: "max_queue", Type: results.Int64, Unit: "jobs", Doc: "longest queue at that time"},
-	{Name: "min_queue", Type: results.Int64, Unit: "jobs", Doc: "shortest queue at that time"},
-	{Name: "queues", Type: results.Float64List, Unit: "jobs", Doc: "queue lengths of servers 0..track−1 at that time"},
-}
+// boardMetrics is the supermarket's metric schema with refreshes before the theory columns.
+var boardMetrics = schema.New(colMeanSojourn, colP50Sojourn, colP99Sojourn, colQueueTail, colMeanMaxQueue,
+	colPeakQueue, colJobs, colEvents, colUnstable, colRefreshes,
+	colTheoryMeanSojourn, colTheoryP99Sojourn, colTheoryQueueTail, colTheorySource)
+
+var (
+	colTime     = schema.Column{Name: "time", Type: schema.Float64, Unit: timeUnit, Doc: "sample time, multiples of sample in [0, horizon)"}
+	colMaxQueue = schema.Column{Name: "max_queue", Type: schema.Int64, Unit: "jobs", Doc: "longest queue at that time"}
+	colMinQueue = schema.Column{Name: "min_queue", Type: schema.Int64, Unit: "jobs", Doc: "shortest queue at that time"}
+	colQueues   = schema.Column{Name: "queues", Type: schema.Float64List, Unit: "jobs", Doc: "queue lengths of servers 0..track−1 at that time"}
+)
+
+var boardSeries = schema.New(colTime, colMaxQueue, colMinQueue, colQueues)
 
 // SourceBoardFluid names the bulletin board's fluid limit in theory_source.
 const SourceBoardFluid = "bulletin-board fluid limit (exact as n -> infinity)"
@@ -74,16 +80,16 @@ func (BulletinBoard) Doc() string {
 func (BulletinBoard) Params() []model.Param { return boardParams }
 
 // Metrics implements model.Model: the supermarket's metrics, plus refreshes.
-func (BulletinBoard) Metrics() []results.Column { return boardMetrics }
+func (BulletinBoard) Metrics() []schema.Column { return boardMetrics.Columns() }
 
 // SeriesColumns implements model.SeriesModel: the queue lengths over time (with sample > 0).
-func (BulletinBoard) SeriesColumns() []results.Column { return boardSeries }
+func (BulletinBoard) SeriesColumns() []schema.Column { return boardSeries.Columns() }
 
 // maxSamples bounds one run's time series.
 const maxSamples = 200_000
 
 // Check implements model.Model.
-func (BulletinBoard) Check(p model.Point, allowUnstable bool) (warnings []string, err error) {
+func (BulletinBoard) Check(p model.Point, o model.CheckOptions) (warnings []string, err error) {
 	n, lambda, horizon := p[bN].I, p[bLambda].F, p[bHorizon].F
 	finite := func(x float64) bool { return !math.IsInf(x, 0) && !math.IsNaN(x) }
 	switch {
@@ -116,7 +122,7 @@ func (BulletinBoard) Check(p model.Point, allowUnstable bool) (warnings []string
 	}
 	if lambda >= 1 {
 		msg := fmt.Sprintf("λ = %v ≥ 1: the system is unstable (queues grow without bound)", lambda)
-		if !allowUnstable {
+		if !o.AllowUnstable {
 			return nil, model.Issue{Param: "lambda", Message: msg + "; set allow_unstable = true to run it anyway"}
 		}
 		if backlog := (lambda - 1) * float64(n) * horizon; backlog > maxBacklog {
@@ -140,18 +146,24 @@ func (BulletinBoard) Cost(p model.Point) float64 {
 	return c
 }
 
-// Run implements model.Model.
-func (b BulletinBoard) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
-	row, _, err := b.run(p, seed, false)
+// Run implements model.Model: the measured columns; the theory columns are Theory's.
+func (b BulletinBoard) Run(ctx context.Context, p model.Point, seed model.Seed) (schema.Row, error) {
+	row, _, err := b.run(ctx, p, seed, false)
 	return row, err
 }
 
 // RunSeries implements model.SeriesModel: one row per sample (none when sample = 0).
-func (b BulletinBoard) RunSeries(p model.Point, seed model.Seed) ([]results.Cell, [][]results.Cell, error) {
-	return b.run(p, seed, true)
+func (b BulletinBoard) RunSeries(ctx context.Context, p model.Point, seed model.Seed) (schema.Row, []schema.Row, error) {
+	return b.run(ctx, p, seed, true)
 }
 
-func (BulletinBoard) run(p model.Point, seed model.Seed, series bool) ([]results.Cell, [][]results.Cell, error) {
+// Theory implements model.Theorist: boardTheory, computed once for the point's replications (the fluid limit takes
+// up to 0.15 s).
+func (BulletinBoard) Theory(p model.Point) model.Theory {
+	return sharedTheory(boardMetrics, func(k int) closedForm { return boardTheory(p, k) })
+}
+
+func (BulletinBoard) run(ctx context.Context, p model.Point, seed model.Seed, series bool) (schema.Row, []schema.Row, error) {
 	n := int(p[bN].I)
 	cfg := config{n: n, lambda: p[bLambda].F, horizon: p[bHorizon].F, warmup: p[bWarmup].F, mu: 1}
 	if series {
@@ -162,27 +174,36 @@ func (BulletinBoard) run(p model.Point, seed model.Seed, series bool) ([]results
 	newPolicy := func() policy.Policy { return entry.New(args, policy.Servers{N: n}) }
 	streams := sim.NewStreams(seed)
 	var d *board
-	out := simulate(cfg, streams, func(lv *sim.Levels) *board {
+	out, err := simulate(ctx, cfg, streams, func(lv *sim.Levels) *board {
 		d = newBoard(update(p[bUpdate].I), p[bPeriod].F, int(p[bDispatchers].I), newPolicy, lv, streams)
 		return d
 	})
-	unstable := p[bLambda].F >= 1
-	row := append(append(out.cells(unstable), results.Int(d.refreshes)), boardTheory(p, len(out.tail))...)
-	var rows [][]results.Cell
+	if err != nil {
+		return nil, nil, err
+	}
+	row := boardMetrics.NewRow()
+	out.set(row, p[bLambda].F >= 1)
+	row.Set(colRefreshes, schema.Int(d.refreshes))
+	var rows []schema.Row
 	for _, sn := range out.series {
 		q := make([]float64, len(sn.queues))
 		for i, x := range sn.queues {
 			q[i] = float64(x)
 		}
-		rows = append(rows, []results.Cell{results.Float(sn.t), results.Int(int64(sn.max)), results.Int(int64(sn.min)), results.List(q)})
+		r := boardSeries.NewRow()
+		r.Set(colTime, schema.Float(sn.t))
+		r.Set(colMaxQueue, schema.Int(int64(sn.max)))
+		r.Set(colMinQueue, schema.Int(int64(sn.min)))
+		r.Set(colQueues, schema.List(q))
+		rows = append(rows, r.Row())
 	}
-	return row, rows, nil
+	return row.Row(), rows, nil
 }
 
 // boardTheory: random ignores the board (M/M/1, exact); with fresh information the supermarket's closed forms apply;
 // JSQ(d) and JSQ on a periodic or individual board with one dispatcher have the fluid limit (boardFluid). Otherwise
 // null.
-func boardTheory(p model.Point, k int) []results.Cell {
+func boardTheory(p model.Point, k int) closedForm {
 	lambda, id := p[bLambda].F, policy.ID(p[bPolicy].I)
 	if !(lambda < 1) {
 		return noTheory()
@@ -195,14 +216,15 @@ func boardTheory(p model.Point, k int) []results.Cell {
 		}
 		return theory(sp, serversOf(sp), k)
 	}
-	return boardFluid(p, k)
+	return boardFluid(p)
 }
 
-// boardFluid returns the fluid-limit theory cells for JSQ(d) (d ≥ 1) and JSQ on a periodic or individual board with
+// boardFluid returns the fluid-limit theory columns for JSQ(d) (d ≥ 1) and JSQ on a periodic or individual board with
 // one dispatcher (analytic.BulletinBoardFluid: exact as n → ∞, cycle-averaged, mean sojourn by Little's law; no
-// p99). Where the fluid limit settles on no cycle (JSQ on a periodic board from T ≈ 5.5 on: irregular phases whose
-// window average is uncertain by tens of percent) the columns are null rather than a number that is not a limit.
-func boardFluid(p model.Point, k int) []results.Cell {
+// p99), with the limit's tail continued by zeros. Where the fluid limit settles on no cycle (JSQ on a periodic board
+// from T ≈ 5.5 on: irregular phases whose window average is uncertain by tens of percent) the columns are null rather
+// than a number that is not a limit.
+func boardFluid(p model.Point) closedForm {
 	d := 0
 	switch policy.ID(p[bPolicy].I) {
 	case policy.JSQd:
@@ -228,7 +250,5 @@ func boardFluid(p model.Point, k int) []results.Cell {
 	if err != nil || f.Period == 0 {
 		return noTheory()
 	}
-	tail := make([]float64, k)
-	copy(tail, f.Tail)
-	return []results.Cell{results.Float(f.MeanSojourn), results.Null(), results.List(tail), results.Str(SourceBoardFluid)}
+	return closedForm{mean: schema.Float(f.MeanSojourn), p99: schema.Null(), tail: f.Tail, zeros: true, source: SourceBoardFluid}
 }

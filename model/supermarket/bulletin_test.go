@@ -1,6 +1,7 @@
 package supermarket
 
 import (
+	"context"
 	"math"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -31,7 +32,7 @@ func boardPoint(t testing.TB, n int, lambda, horizon, warmup, period float64, ru
 	if e.Takes("tau") {
 		p[model.Index(boardParams, "tau")] = model.FloatValue(10)
 	}
-	if _, err := (BulletinBoard{}).Check(p, false); err != nil {
+	if _, err := (BulletinBoard{}).Check(p, model.CheckOptions{}); err != nil {
 		t.Fatalf("invalid test point: %v", err)
 	}
 	return p
@@ -201,11 +202,11 @@ func TestBoardFreshIsSupermarket(t *testing.T) {
 		bp := boardPoint(t, 20, 0.8, 2000, 200, c.period, periodic, 1, c.pol, c.d)
 		sp := point(t, 20, 0.8, 2000, 200, c.pol, c.d, false)
 		seed := model.Seed{Run: 77, Policy: 3}
-		b, _ := BulletinBoard{}.Run(bp, seed)
-		s, _ := Model{}.Run(sp, seed)
+		b, _ := runRow(BulletinBoard{}, bp, seed)
+		s, _ := runRow(Model{}, sp, seed)
 		for m := range mUnstable {
-			if !results.Equal(metrics[m].Type, b[m], s[m]) {
-				t.Errorf("%s, T = %v: %s = %+v on the board, %+v in the supermarket", c.pol, c.period, metrics[m].Name, b[m], s[m])
+			if !results.Equal(metrics.Columns()[m].Type, b[m], s[m]) {
+				t.Errorf("%s, T = %v: %s = %+v on the board, %+v in the supermarket", c.pol, c.period, metrics.Columns()[m].Name, b[m], s[m])
 			}
 		}
 		if c.pol == "random" && b[len(b)-1].S != SourceMM1 {
@@ -220,7 +221,7 @@ func TestBoardSamplingObservesOnly(t *testing.T) {
 	p := boardPoint(t, 20, 0.8, 1, 0, 0.5, periodic, 1, "jsq", 0)
 	p[bSample] = model.FloatValue(0.1)
 	seed := model.Seed{Run: 5, Policy: 1}
-	row, series, err := BulletinBoard{}.RunSeries(p, seed)
+	row, series, err := BulletinBoard{}.RunSeries(context.Background(), p, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,10 +234,10 @@ func TestBoardSamplingObservesOnly(t *testing.T) {
 		}
 	}
 	p[bSample] = model.FloatValue(0)
-	plain, _ := BulletinBoard{}.Run(p, seed)
+	plain, _ := BulletinBoard{}.Run(context.Background(), p, seed)
 	for m := range row {
-		if !results.Equal(boardMetrics[m].Type, row[m], plain[m]) {
-			t.Errorf("%s differs with sampling: %+v vs %+v", boardMetrics[m].Name, row[m], plain[m])
+		if !results.Equal(boardMetrics.Columns()[m].Type, row[m], plain[m]) {
+			t.Errorf("%s differs with sampling: %+v vs %+v", boardMetrics.Columns()[m].Name, row[m], plain[m])
 		}
 	}
 }

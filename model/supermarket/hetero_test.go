@@ -68,21 +68,21 @@ func TestUnstableFlagged(t *testing.T) {
 		if p[pLambda].F != 0.72 {
 			t.Errorf("λ = %v, want 0.72", p[pLambda].F)
 		}
-		if _, err := (Model{}).Check(p, false); err == nil || !strings.Contains(err.Error(), "load") {
+		if _, err := (Model{}).Check(p, model.CheckOptions{}); err == nil || !strings.Contains(err.Error(), "load") {
 			t.Errorf("%s: Check without allow_unstable: %v; want an error on load", pol, err)
 		}
-		w, err := Model{}.Check(p, true)
+		w, err := Model{}.Check(p, model.CheckOptions{AllowUnstable: true})
 		if err != nil || len(w) != 1 || !strings.Contains(w[0], "0.72") {
 			t.Errorf("%s: Check with allow_unstable: warnings %q, err %v", pol, w, err)
 		}
-		row, _ := Model{}.Run(p, model.Seed{Run: 3})
+		row, _ := runRow(Model{}, p, model.Seed{Run: 3})
 		if !row[mUnstable].B || row[mTheoryMean].Valid || row[mTheorySource].Valid {
 			t.Errorf("%s: unstable = %v, theory %+v; want true and null", pol, row[mUnstable].B, row[mTheoryMean])
 		}
 	}
 	for _, pol := range []string{"smooth_wrr", "jsq_d", "jsq", "least_request", "peak_ewma"} {
 		p := heteroPoint(t, hetero, 0.8, 200, 0, pol, 2, false)
-		row, _ := Model{}.Run(p, model.Seed{Run: 3})
+		row, _ := runRow(Model{}, p, model.Seed{Run: 3})
 		if row[mUnstable].B {
 			t.Errorf("%s: flagged unstable", pol)
 		}
@@ -92,12 +92,12 @@ func TestUnstableFlagged(t *testing.T) {
 	for i := range p[pServers].R {
 		p[pServers].R[i][fWeight] = model.FloatValue(1)
 	}
-	if _, err := (Model{}).Check(p, false); err == nil {
+	if _, err := (Model{}).Check(p, model.CheckOptions{}); err == nil {
 		t.Error("smooth_wrr with equal weights over unequal rates at load 0.8 accepted as stable")
 	}
 	// Total load ≥ 1 is unstable for every policy.
 	p = heteroPoint(t, hetero, 1.0, 200, 0, "jsq", 0, true)
-	if _, err := (Model{}).Check(p, false); err == nil {
+	if _, err := (Model{}).Check(p, model.CheckOptions{}); err == nil {
 		t.Error("load 1 accepted")
 	}
 }

@@ -26,6 +26,7 @@
 package supermarket
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -34,7 +35,7 @@ import (
 	"lbsweep/model"
 	"lbsweep/model/policy"
 	"lbsweep/model/sim"
-	"lbsweep/results"
+	"lbsweep/results/schema"
 )
 
 // Model is the supermarket model; its zero value is ready to use.
@@ -77,21 +78,26 @@ var params = append([]model.Param{
 	pPolicy:  {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "dispatch policy name (sweep -list)"},
 }, policy.Params...)
 
-var metrics = []results.Column{
-	{Name: "mean_sojourn", Type: results.Float64, Unit: timeUnit, Doc: "mean sojourn time (wait + service) of jobs arriving in [warmup, horizon); exact; null when no job arrived"},
-	{Name: "p50_sojourn", Type: results.Float64, Unit: timeUnit, Doc: "median sojourn time, relative error ≤ 0.1% (DDSketch)"},
-	{Name: "p99_sojourn", Type: results.Float64, Unit: timeUnit, Doc: "99th-percentile sojourn time, relative error ≤ 0.1% (DDSketch)"},
-	{Name: "queue_tail", Type: results.Float64List, Doc: "element k: time-average fraction of servers with at least k+1 jobs (job in service included) over [warmup, horizon); length = longest queue seen"},
-	{Name: "mean_max_queue", Type: results.Float64, Unit: "jobs", Doc: "time average over [warmup, horizon) of the longest queue"},
-	{Name: "peak_queue", Type: results.Int64, Unit: "jobs", Doc: "longest queue seen in [warmup, horizon)"},
-	{Name: "jobs", Type: results.Int64, Doc: "jobs measured (arrivals in [warmup, horizon))"},
-	{Name: "events", Type: results.Int64, Doc: "arrivals and departures simulated, warm-up and drain included"},
-	{Name: "unstable", Type: results.Bool, Doc: "true when the configuration has no steady state: total arrival rate ≥ capacity, or a load-blind policy (random, round_robin, smooth_wrr, wrr_expanded) gives some server an arrival rate ≥ its service rate; its statistics then grow with the horizon. false does not prove stability of load-aware policies on unequal servers"},
-	{Name: "theory_mean_sojourn", Type: results.Float64, Unit: timeUnit, Doc: "closed-form mean sojourn (see theory_source); null where none applies"},
-	{Name: "theory_p99_sojourn", Type: results.Float64, Unit: timeUnit, Doc: "closed-form 99th-percentile sojourn; null where none applies"},
-	{Name: "theory_queue_tail", Type: results.Float64List, Doc: "closed-form fraction of servers with at least k+1 jobs, same length as queue_tail; null where none applies"},
-	{Name: "theory_source", Type: results.String, Doc: "the formula behind the theory columns; null where none applies"},
-}
+// The metric columns of the supermarket and the bulletin-board models (see metrics and boardMetrics for their order).
+var (
+	colMeanSojourn       = schema.Column{Name: "mean_sojourn", Type: schema.Float64, Unit: timeUnit, Doc: "mean sojourn time (wait + service) of jobs arriving in [warmup, horizon); exact; null when no job arrived"}
+	colP50Sojourn        = schema.Column{Name: "p50_sojourn", Type: schema.Float64, Unit: timeUnit, Doc: "median sojourn time, relative error ≤ 0.1% (DDSketch)"}
+	colP99Sojourn        = schema.Column{Name: "p99_sojourn", Type: schema.Float64, Unit: timeUnit, Doc: "99th-percentile sojourn time, relative error ≤ 0.1% (DDSketch)"}
+	colQueueTail         = schema.Column{Name: "queue_tail", Type: schema.Float64List, Doc: "element k: time-average fraction of servers with at least k+1 jobs (job in service included) over [warmup, horizon); length = longest queue seen"}
+	colMeanMaxQueue      = schema.Column{Name: "mean_max_queue", Type: schema.Float64, Unit: "jobs", Doc: "time average over [warmup, horizon) of the longest queue"}
+	colPeakQueue         = schema.Column{Name: "peak_queue", Type: schema.Int64, Unit: "jobs", Doc: "longest queue seen in [warmup, horizon)"}
+	colJobs              = schema.Column{Name: "jobs", Type: schema.Int64, Doc: "jobs measured (arrivals in [warmup, horizon))"}
+	colEvents            = schema.Column{Name: "events", Type: schema.Int64, Doc: "arrivals and departures simulated, warm-up and drain included"}
+	colUnstable          = schema.Column{Name: "unstable", Type: schema.Bool, Doc: "true when the configuration has no steady state: total arrival rate ≥ capacity, or a load-blind policy (random, round_robin, smooth_wrr, wrr_expanded) gives some server an arrival rate ≥ its service rate; its statistics then grow with the horizon. false does not prove stability of load-aware policies on unequal servers"}
+	colTheoryMeanSojourn = schema.Column{Name: "theory_mean_sojourn", Type: schema.Float64, Unit: timeUnit, Doc: "closed-form mean sojourn (see theory_source); null where none applies"}
+	colTheoryP99Sojourn  = schema.Column{Name: "theory_p99_sojourn", Type: schema.Float64, Unit: timeUnit, Doc: "closed-form 99th-percentile sojourn; null where none applies"}
+	colTheoryQueueTail   = schema.Column{Name: "theory_queue_tail", Type: schema.Float64List, Doc: "closed-form fraction of servers with at least k+1 jobs, same length as queue_tail; null where none applies"}
+	colTheorySource      = schema.Column{Name: "theory_source", Type: schema.String, Doc: "the formula behind the theory columns; null where none applies"}
+)
+
+// metrics is the supermarket's metric schema: Run fills the measured columns (outcome.set), Theory the theory ones.
+var metrics = schema.New(colMeanSojourn, colP50Sojourn, colP99Sojourn, colQueueTail, colMeanMaxQueue, colPeakQueue,
+	colJobs, colEvents, colUnstable, colTheoryMeanSojourn, colTheoryP99Sojourn, colTheoryQueueTail, colTheorySource)
 
 // Theory sources, as the theory_source column names them.
 const (
@@ -248,12 +254,12 @@ func (Model) Doc() string {
 func (Model) Params() []model.Param { return params }
 
 // Metrics implements model.Model.
-func (Model) Metrics() []results.Column { return metrics }
+func (Model) Metrics() []schema.Column { return metrics.Columns() }
 
 // Check implements model.Model: a resolved point (see Resolve) with λ > 0, horizon > 0, 0 ≤ warmup < horizon, and
 // valid policy arguments (e.g. 1 ≤ d ≤ n; wrr_expanded needs weights with an integer ratio). An unstable
-// configuration (see the unstable column) is an error unless allowUnstable, and then a warning.
-func (Model) Check(p model.Point, allowUnstable bool) (warnings []string, err error) {
+// configuration (see the unstable column) is an error unless o.AllowUnstable, and then a warning.
+func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err error) {
 	n, lambda := p[pN].I, p[pLambda].F
 	switch {
 	case n < 1 || n > MaxServers:
@@ -283,7 +289,7 @@ func (Model) Check(p model.Point, allowUnstable bool) (warnings []string, err er
 		if p[pServers].Valid {
 			param = "load"
 		}
-		if !allowUnstable {
+		if !o.AllowUnstable {
 			return nil, model.Issue{Param: param, Message: why + "; set allow_unstable = true to run it anyway"}
 		}
 		if backlog := srv.excess(p) * p[pHorizon].F; backlog > maxBacklog {
@@ -369,49 +375,51 @@ const maxBacklog = 1e8
 // Cost implements model.Model: about two events (arrival, departure) per job.
 func (Model) Cost(p model.Point) float64 { return 2 * p[pLambda].F * float64(p[pN].I) * p[pHorizon].F }
 
-// Run implements model.Model.
-func (Model) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
+// Run implements model.Model: the measured columns; the theory columns are Theory's.
+func (Model) Run(ctx context.Context, p model.Point, seed model.Seed) (schema.Row, error) {
 	srv := serversOf(p)
 	cfg := config{n: srv.n, lambda: p[pLambda].F, horizon: p[pHorizon].F, warmup: p[pWarmup].F, mu: srv.mu, rate: srv.rate}
 	pol := policy.Registry[p[pPolicy].I].New(policy.ArgsOf(params, p), srv.policyServers())
 	streams := sim.NewStreams(seed)
-	out := simulate(cfg, streams, newFresh(pol, streams))
-	unstable := instability(p, srv) != ""
-	th := noTheory()
-	if !unstable {
-		th = theory(p, srv, len(out.tail))
+	out, err := simulate(ctx, cfg, streams, newFresh(pol, streams))
+	if err != nil {
+		return nil, err
 	}
-	return append(out.cells(unstable), th...), nil
+	row := metrics.NewRow()
+	out.set(row, instability(p, srv) != "")
+	return row.Row(), nil
 }
 
-// noTheory is the four theory cells where no closed form applies.
-func noTheory() []results.Cell {
-	return []results.Cell{results.Null(), results.Null(), results.Null(), results.Null()}
+// Theory implements model.Theorist: theory's closed forms (none for an unstable point), computed once for the
+// point's replications (see sharedTheory).
+func (Model) Theory(p model.Point) model.Theory {
+	srv := serversOf(p)
+	if instability(p, srv) != "" {
+		return nil
+	}
+	return sharedTheory(metrics, func(k int) closedForm { return theory(p, srv, k) })
 }
 
-// cells are the metric columns shared by the supermarket and bulletin-board models, from mean_sojourn to unstable.
-func (out outcome) cells(unstable bool) []results.Cell {
-	sojourn := func(x float64) results.Cell { // null, not NaN, when no job arrived in the window
-		if out.sojourns.Count() == 0 {
-			return results.Null()
-		}
-		return results.Float(x)
+// noTheory is the theory columns where no closed form applies: all null.
+func noTheory() closedForm { return closedForm{} }
+
+// set fills the measured columns shared by the supermarket and bulletin-board models, from mean_sojourn to unstable.
+func (out outcome) set(row *schema.Builder, unstable bool) {
+	if out.sojourns.Count() > 0 { // null, not NaN, when no job arrived in the window
+		row.Set(colMeanSojourn, schema.Float(out.sojourns.Mean()))
+		row.Set(colP50Sojourn, schema.Float(out.sojourns.Quantile(0.5)))
+		row.Set(colP99Sojourn, schema.Float(out.sojourns.Quantile(0.99)))
 	}
-	return []results.Cell{
-		sojourn(out.sojourns.Mean()),
-		sojourn(out.sojourns.Quantile(0.5)),
-		sojourn(out.sojourns.Quantile(0.99)),
-		results.List(out.tail),
-		results.Float(out.meanMax),
-		results.Int(int64(out.peak)),
-		results.Int(out.sojourns.Count()),
-		results.Int(out.events),
-		results.Boolean(unstable),
-	}
+	row.Set(colQueueTail, schema.List(out.tail))
+	row.Set(colMeanMaxQueue, schema.Float(out.meanMax))
+	row.Set(colPeakQueue, schema.Int(int64(out.peak)))
+	row.Set(colJobs, schema.Int(out.sojourns.Count()))
+	row.Set(colEvents, schema.Int(out.events))
+	row.Set(colUnstable, schema.Boolean(unstable))
 }
 
 // theory returns the theory columns for point p, with theory_queue_tail of length k.
-func theory(p model.Point, srv servers, k int) []results.Cell {
+func theory(p model.Point, srv servers, k int) closedForm {
 	lambda := p[pLambda].F
 	var mean, p99 float64
 	var tail []float64
@@ -429,7 +437,7 @@ func theory(p model.Point, srv servers, k int) []results.Cell {
 		default:
 			return noTheory()
 		}
-		return []results.Cell{results.Float(mean), results.Float(p99), results.List(tail), results.Str(source)}
+		return closedForm{mean: schema.Float(mean), p99: schema.Float(p99), tail: tail, source: source}
 	}
 	// Identical servers of rate μ: the unit-rate formulas at load ρ = λ/μ, with times divided by μ.
 	n, rho, mu := srv.n, lambda/srv.mu, srv.mu
@@ -454,5 +462,5 @@ func theory(p model.Point, srv servers, k int) []results.Cell {
 	default:
 		return noTheory()
 	}
-	return []results.Cell{results.Float(mean / mu), results.Float(p99 / mu), results.List(tail), results.Str(source)}
+	return closedForm{mean: schema.Float(mean / mu), p99: schema.Float(p99 / mu), tail: tail, source: source}
 }

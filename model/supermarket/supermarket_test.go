@@ -1,16 +1,19 @@
 package supermarket
 
 import (
+	"context"
 	"math"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"lbsweep/analytic"
 	"lbsweep/model"
 	"lbsweep/model/policy"
 	"lbsweep/model/sim"
 	"lbsweep/results"
+	"lbsweep/results/schema"
 )
 
 // Statistical tests compare simulated means over independent replications with closed forms that are exact at
@@ -78,7 +81,7 @@ func finish(t testing.TB, p model.Point, d int, replacement, allowUnstable bool)
 	if err := (Model{}).Resolve(p); err != nil {
 		t.Fatalf("invalid test point: %v", err)
 	}
-	if _, err := (Model{}).Check(p, allowUnstable); err != nil {
+	if _, err := (Model{}).Check(p, model.CheckOptions{AllowUnstable: allowUnstable}); err != nil {
 		t.Fatalf("invalid test point: %v", err)
 	}
 	return p
@@ -100,7 +103,7 @@ func heteroPoint(t testing.TB, classes []analytic.Class, load, horizon, warmup f
 func replicate(t testing.TB, p model.Point, reps int) [][]results.Cell {
 	rows := make([][]results.Cell, reps)
 	for r := range reps {
-		row, err := Model{}.Run(p, model.Seed{Run: uint64(1000 + r), Policy: 7})
+		row, err := runRow(Model{}, p, model.Seed{Run: uint64(1000 + r), Policy: 7})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -240,7 +243,7 @@ func TestOneServerAllPoliciesIdentical(t *testing.T) {
 		if e.Takes("d") {
 			d = 1
 		}
-		row, err := Model{}.Run(point(t, 1, 0.6, 2000, 100, e.Name, d, false), model.Seed{Run: 42, Policy: uint64(len(e.Name))})
+		row, err := runRow(Model{}, point(t, 1, 0.6, 2000, 100, e.Name, d, false), model.Seed{Run: 42, Policy: uint64(len(e.Name))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,7 +277,7 @@ func TestJSQdLimits(t *testing.T) {
 // Poisson count of arrivals in [warmup, horizon), within z·√mean of λ·n·(horizon − warmup), z for two-sided 0.001.
 func TestAccounting(t *testing.T) {
 	const n, lambda, horizon, warmup = 30, 0.75, 4000.0, 400.0
-	row, err := Model{}.Run(point(t, n, lambda, horizon, warmup, "jsq_d", 2, false), model.Seed{Run: 9})
+	row, err := runRow(Model{}, point(t, n, lambda, horizon, warmup, "jsq_d", 2, false), model.Seed{Run: 9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,31 +295,31 @@ func TestAccounting(t *testing.T) {
 	if len(row[mTheoryTail].L) != len(row[mTail].L) {
 		t.Errorf("theory_queue_tail has %d levels, queue_tail %d", len(row[mTheoryTail].L), len(row[mTail].L))
 	}
-	again, _ := Model{}.Run(point(t, n, lambda, horizon, warmup, "jsq_d", 2, false), model.Seed{Run: 9})
+	again, _ := runRow(Model{}, point(t, n, lambda, horizon, warmup, "jsq_d", 2, false), model.Seed{Run: 9})
 	for m := range row {
-		if !results.Equal(metrics[m].Type, row[m], again[m]) && metrics[m].Type != results.Float64List {
-			t.Errorf("metric %s differs between identical runs", metrics[m].Name)
+		if !results.Equal(metrics.Columns()[m].Type, row[m], again[m]) && metrics.Columns()[m].Type != results.Float64List {
+			t.Errorf("metric %s differs between identical runs", metrics.Columns()[m].Name)
 		}
 	}
 }
 
 // JSQ has no closed form: its theory columns are null; λ ≥ 1 (allowed) has none either.
 func TestTheoryNullWhereNoneApplies(t *testing.T) {
-	row, _ := Model{}.Run(point(t, 5, 0.5, 500, 50, "jsq", 0, false), model.Seed{Run: 1})
+	row, _ := runRow(Model{}, point(t, 5, 0.5, 500, 50, "jsq", 0, false), model.Seed{Run: 1})
 	for _, m := range []int{mTheoryMean, mTheoryP99, mTheoryTail, mTheorySource} {
 		if row[m].Valid {
-			t.Errorf("jsq: %s should be null", metrics[m].Name)
+			t.Errorf("jsq: %s should be null", metrics.Columns()[m].Name)
 		}
 	}
 	p := point(t, 5, 0.5, 200, 20, "random", 0, false)
 	p[pLambda] = model.FloatValue(1.1)
-	if _, err := (Model{}).Check(p, false); err == nil {
+	if _, err := (Model{}).Check(p, model.CheckOptions{}); err == nil {
 		t.Error("λ = 1.1 accepted without allow_unstable")
 	}
-	if w, err := (Model{}).Check(p, true); err != nil || len(w) == 0 {
+	if w, err := (Model{}).Check(p, model.CheckOptions{AllowUnstable: true}); err != nil || len(w) == 0 {
 		t.Errorf("λ = 1.1 with allow_unstable: warnings %v, err %v", w, err)
 	}
-	row, _ = Model{}.Run(p, model.Seed{Run: 1})
+	row, _ = runRow(Model{}, p, model.Seed{Run: 1})
 	if row[mTheoryMean].Valid {
 		t.Error("λ ≥ 1: theory_mean_sojourn should be null")
 	}
@@ -327,10 +330,28 @@ func TestTheoryNullWhereNoneApplies(t *testing.T) {
 func TestObserveAtDispatchRefused(t *testing.T) {
 	p := point(t, 4, 0.5, 100, 0, "ewma", 0, false)
 	p[model.Index(params, "observe")] = model.IntValue(int64(policy.ObserveDispatch))
-	if _, err := (Model{}).Check(p, false); err == nil || !strings.Contains(err.Error(), "observe") {
+	if _, err := (Model{}).Check(p, model.CheckOptions{}); err == nil || !strings.Contains(err.Error(), "observe") {
 		t.Errorf("observe = dispatch: Check = %v, want an error naming observe", err)
 	}
-	if _, err := (Model{}).Run(point(t, 4, 0.5, 100, 0, "ewma_success", 2, false), model.Seed{Run: 1}); err != nil {
+	if _, err := runRow(Model{}, point(t, 4, 0.5, 100, 0, "ewma_success", 2, false), model.Seed{Run: 1}); err != nil {
 		t.Errorf("ewma_success with d = 2: %v", err)
+	}
+}
+
+// runRow is model.RunRow with a background context: the metric row as a sweep writes it, theory included.
+func runRow(m model.Model, p model.Point, seed model.Seed) (schema.Row, error) {
+	return model.RunRow(context.Background(), m, p, seed)
+}
+
+// A cancelled context stops a long run soon after the cancel: about 2·10^9 events (minutes) return context.Canceled
+// within a fraction of a second.
+func TestRunStopsWhenCancelled(t *testing.T) {
+	p := point(t, 100, 0.9, 1e7, 0, "jsq_d", 2, false)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start := time.Now()
+	row, err := Model{}.Run(ctx, p, model.Seed{Run: 1})
+	if elapsed := time.Since(start); err != context.Canceled || row != nil || elapsed > 2*time.Second {
+		t.Errorf("cancelled after 50 ms: row %v, err %v after %v; want context.Canceled within 2 s", row, err, elapsed)
 	}
 }

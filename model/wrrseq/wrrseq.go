@@ -34,6 +34,7 @@
 package wrrseq
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -42,7 +43,7 @@ import (
 	"lbsweep/model"
 	"lbsweep/model/policy"
 	"lbsweep/model/sim"
-	"lbsweep/results"
+	"lbsweep/results/schema"
 )
 
 // Model is the wrr_sequence model; its zero value is ready to use.
@@ -53,19 +54,6 @@ const (
 	pWeights = iota
 	pCycles
 	pPolicy // the policy arguments, policy.Params in order, follow
-)
-
-// Metric indices into Metrics() and a row.
-const (
-	mSequence = iota
-	mPicks
-	mMaxDeviation
-	mLongestRun
-	mCounts
-	mExactShares
-	mTheoryMaxDeviation
-	mTheoryLongestRun
-	mTheorySource
 )
 
 // Bounds on a point.
@@ -87,17 +75,21 @@ var params = append([]model.Param{
 	pPolicy:  {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "dispatch policy name (sweep -list); weighted policies get the integer weights, load-aware ones see idle servers"},
 }, policy.Params...)
 
-var metrics = []results.Column{
-	mSequence:           {Name: "sequence", Type: results.String, Doc: "the first min(picks, 1000) picks, space-separated: letters a, b, c, … for n ≤ 26 (5:1:1 smooth_wrr: \"a a b a c a a\"), 0-based server indices otherwise"},
-	mPicks:              {Name: "picks", Type: results.Int64, Unit: "requests", Doc: "picks made: cycles·W"},
-	mMaxDeviation:       {Name: "max_deviation", Type: results.Float64, Unit: "requests", Doc: "max over prefixes t = 1..picks and servers i of |count_i(t) − t·w_i/W| (exact; seed 002 §3's smoothness)"},
-	mLongestRun:         {Name: "longest_run", Type: results.Int64, Unit: "requests", Doc: "the longest run of consecutive picks of one server"},
-	mCounts:             {Name: "counts", Type: results.Float64List, Unit: "requests", Doc: "element i: picks of server i over the whole sequence"},
-	mExactShares:        {Name: "exact_shares", Type: results.Bool, Doc: "every server i got exactly cycles·w_i picks (w_i: the integer weights)"},
-	mTheoryMaxDeviation: {Name: "theory_max_deviation", Type: results.Float64, Unit: "requests", Doc: "the expanded list's max_i w_i·max(S_i, W − S_i − w_i)/W, S_i = Σ_{j<i} w_j: wrr_expanded, and round_robin and smooth_wrr with equal weights; null elsewhere"},
-	mTheoryLongestRun:   {Name: "theory_longest_run", Type: results.Int64, Unit: "requests", Doc: "the expanded list's max_i w_i (picks when n = 1), where theory_max_deviation applies; null elsewhere"},
-	mTheorySource:       {Name: "theory_source", Type: results.String, Doc: "the formula behind the theory columns; null where none applies"},
-}
+// The metric columns, in the order of metrics.
+var (
+	colSequence           = schema.Column{Name: "sequence", Type: schema.String, Doc: "the first min(picks, 1000) picks, space-separated: letters a, b, c, … for n ≤ 26 (5:1:1 smooth_wrr: \"a a b a c a a\"), 0-based server indices otherwise"}
+	colPicks              = schema.Column{Name: "picks", Type: schema.Int64, Unit: "requests", Doc: "picks made: cycles·W"}
+	colMaxDeviation       = schema.Column{Name: "max_deviation", Type: schema.Float64, Unit: "requests", Doc: "max over prefixes t = 1..picks and servers i of |count_i(t) − t·w_i/W| (exact; seed 002 §3's smoothness)"}
+	colLongestRun         = schema.Column{Name: "longest_run", Type: schema.Int64, Unit: "requests", Doc: "the longest run of consecutive picks of one server"}
+	colCounts             = schema.Column{Name: "counts", Type: schema.Float64List, Unit: "requests", Doc: "element i: picks of server i over the whole sequence"}
+	colExactShares        = schema.Column{Name: "exact_shares", Type: schema.Bool, Doc: "every server i got exactly cycles·w_i picks (w_i: the integer weights)"}
+	colTheoryMaxDeviation = schema.Column{Name: "theory_max_deviation", Type: schema.Float64, Unit: "requests", Doc: "the expanded list's max_i w_i·max(S_i, W − S_i − w_i)/W, S_i = Σ_{j<i} w_j: wrr_expanded, and round_robin and smooth_wrr with equal weights; null elsewhere"}
+	colTheoryLongestRun   = schema.Column{Name: "theory_longest_run", Type: schema.Int64, Unit: "requests", Doc: "the expanded list's max_i w_i (picks when n = 1), where theory_max_deviation applies; null elsewhere"}
+	colTheorySource       = schema.Column{Name: "theory_source", Type: schema.String, Doc: "the formula behind the theory columns; null where none applies"}
+)
+
+// metrics is the metric schema: Run fills the measured columns, Theory the theory ones.
+var metrics = schema.New(colSequence, colPicks, colMaxDeviation, colLongestRun, colCounts, colExactShares, colTheoryMaxDeviation, colTheoryLongestRun, colTheorySource)
 
 // SourceExpanded is the theory_source of the expanded list's closed form.
 const SourceExpanded = "expanded list: max_i w_i max(S_i, W - S_i - w_i) / W (exact)"
@@ -114,7 +106,7 @@ func (Model) Doc() string {
 func (Model) Params() []model.Param { return params }
 
 // Metrics implements model.Model.
-func (Model) Metrics() []results.Column { return metrics }
+func (Model) Metrics() []schema.Column { return metrics.Columns() }
 
 // setup is a checked point, expanded.
 type setup struct {
@@ -176,7 +168,7 @@ func perPick(id policy.ID, n int) float64 {
 
 // Check implements model.Model: weights valid (see the parameter), 1 ≤ cycles, picks ≤ MaxPicks, work ≤ MaxWork, and
 // the policy's arguments valid.
-func (Model) Check(p model.Point, _ bool) ([]string, error) {
+func (Model) Check(p model.Point, _ model.CheckOptions) ([]string, error) {
 	s, err := setupOf(p)
 	if err != nil {
 		return nil, err
@@ -205,15 +197,18 @@ func (Model) Cost(p model.Point) float64 {
 	return float64(s.picks)*perPick(policy.ID(p[pPolicy].I), s.n) + float64(s.n)
 }
 
-// Run implements model.Model.
-func (Model) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
+// Run implements model.Model: the measured columns; the theory columns are Theory's.
+func (Model) Run(ctx context.Context, p model.Point, seed model.Seed) (schema.Row, error) {
 	s, err := setupOf(p)
 	if err != nil {
 		return nil, err
 	}
 	id := policy.ID(p[pPolicy].I)
 	pol := policy.Registry[id].New(policy.ArgsOf(params, p), policy.Servers{N: s.n, Weight: s.weight})
-	st := measure(pol, s, sim.NewLevels(s.n), sim.NewStreams(seed).Dispatch)
+	st, err := measure(ctx, pol, s, sim.NewLevels(s.n), sim.NewStreams(seed).Dispatch)
+	if err != nil {
+		return nil, err
+	}
 
 	counts := make([]float64, s.n)
 	exact := true
@@ -222,23 +217,37 @@ func (Model) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
 		counts[i] = float64(c)
 		exact = exact && c == cycles*int64(s.ints[i])
 	}
-	row := []results.Cell{
-		mSequence:     results.Str(st.sequence),
-		mPicks:        results.Int(s.picks),
-		mMaxDeviation: results.Float(float64(st.maxDev) / float64(s.total)),
-		mLongestRun:   results.Int(st.longestRun),
-		mCounts:       results.List(counts),
-		mExactShares:  results.Boolean(exact),
+	row := metrics.NewRow()
+	row.Set(colSequence, schema.Str(st.sequence))
+	row.Set(colPicks, schema.Int(s.picks))
+	row.Set(colMaxDeviation, schema.Float(float64(st.maxDev)/float64(s.total)))
+	row.Set(colLongestRun, schema.Int(st.longestRun))
+	row.Set(colCounts, schema.List(counts))
+	row.Set(colExactShares, schema.Boolean(exact))
+	return row.Row(), nil
+}
+
+// Theory implements model.Theorist: the expanded list's closed form where it applies (nil elsewhere).
+func (Model) Theory(p model.Point) model.Theory {
+	s, err := setupOf(p)
+	if err != nil {
+		return nil
 	}
+	id := policy.ID(p[pPolicy].I)
 	equal := s.weight == nil
 	if id == policy.WRRExpanded || (equal && (id == policy.RoundRobin || id == policy.SmoothWRR)) {
 		dev, run := ExpandedDeviation(s.ints)
 		if s.n == 1 {
 			run = s.picks
 		}
-		return append(row, results.Float(dev), results.Int(run), results.Str(SourceExpanded)), nil
+		return func(row schema.Row) {
+			b := metrics.Edit(row)
+			b.Set(colTheoryMaxDeviation, schema.Float(dev))
+			b.Set(colTheoryLongestRun, schema.Int(run))
+			b.Set(colTheorySource, schema.Str(SourceExpanded))
+		}
 	}
-	return append(row, results.Null(), results.Null(), results.Null()), nil
+	return nil
 }
 
 // stats are what measure finds in a sequence.
@@ -249,8 +258,9 @@ type stats struct {
 	longestRun int64
 }
 
-// measure makes s.picks picks of pol over idle servers l and measures them (see the package doc for the method).
-func measure(pol policy.Policy, s setup, l *sim.Levels, r *sim.Rand) stats {
+// measure makes s.picks picks of pol over idle servers l and measures them (see the package doc for the method). It
+// returns ctx.Err() when ctx is done, checked every 2^16 picks.
+func measure(ctx context.Context, pol policy.Policy, s setup, l *sim.Levels, r *sim.Rand) (stats, error) {
 	st := stats{counts: make([]int64, s.n)}
 	W := s.total
 	w := make([]int64, s.n)
@@ -261,6 +271,9 @@ func measure(pol policy.Policy, s setup, l *sim.Levels, r *sim.Rand) stats {
 	letters := s.n <= 26
 	last, run := -1, int64(0)
 	for t := int64(1); t <= s.picks; t++ {
+		if t&(1<<16-1) == 0 && ctx.Err() != nil {
+			return stats{}, ctx.Err()
+		}
 		k := pol.Pick(l, r, float64(t-1))
 		if k < 0 || k >= s.n {
 			panic(fmt.Sprintf("wrrseq: policy picked server %d of %d", k, s.n))
@@ -291,7 +304,7 @@ func measure(pol policy.Policy, s setup, l *sim.Levels, r *sim.Rand) stats {
 		st.maxDev = max(st.maxDev, s.picks*w[i]-c*W)
 	}
 	st.sequence = seq.String()
-	return st
+	return st, nil
 }
 
 // ExpandedDeviation returns the expanded list's max deviation from the shares, max_i w_i·max(S_i, W − S_i − w_i)/W

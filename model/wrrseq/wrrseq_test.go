@@ -1,6 +1,7 @@
 package wrrseq
 
 import (
+	"context"
 	"errors"
 	"math"
 	"strings"
@@ -8,10 +9,23 @@ import (
 
 	"lbsweep/model"
 	"lbsweep/model/policy"
-	"lbsweep/results"
+	"lbsweep/results/schema"
 )
 
 // point builds a point for the named policy with its arguments' defaults (tau = 10 for peak_ewma, d = 2 for jsq_d).
+// Metric columns, by index into Metrics().
+const (
+	mSequence = iota
+	mPicks
+	mMaxDeviation
+	mLongestRun
+	mCounts
+	mExactShares
+	mTheoryMaxDeviation
+	mTheoryLongestRun
+	mTheorySource
+)
+
 func point(t testing.TB, weights []float64, cycles int64, pol string) model.Point {
 	t.Helper()
 	p := make(model.Point, len(params))
@@ -40,17 +54,17 @@ func point(t testing.TB, weights []float64, cycles int64, pol string) model.Poin
 }
 
 // run checks and runs p; seed only matters to random policies.
-func run(t testing.TB, p model.Point, seed uint64) []results.Cell {
+func run(t testing.TB, p model.Point, seed uint64) schema.Row {
 	t.Helper()
-	if _, err := (Model{}).Check(p, false); err != nil {
+	if _, err := (Model{}).Check(p, model.CheckOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	row, err := Model{}.Run(p, model.Seed{Run: seed, Policy: 1})
+	row, err := model.RunRow(context.Background(), Model{}, p, model.Seed{Run: seed, Policy: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(row) != len(metrics) {
-		t.Fatalf("%d cells for %d metrics", len(row), len(metrics))
+	if len(row) != metrics.Len() {
+		t.Fatalf("%d cells for %d metrics", len(row), metrics.Len())
 	}
 	return row
 }
@@ -177,7 +191,7 @@ func TestSmoothnessTable(t *testing.T) {
 			if th := expanded[mTheoryMaxDeviation]; !th.Valid || math.Abs(th.F-c.expandedDev) > tol || expanded[mTheoryLongestRun].I != c.expandedRun {
 				t.Errorf("%v: theory %+v / %+v, want %v / %d", c.weights, th, expanded[mTheoryLongestRun], c.expandedDev, c.expandedRun)
 			}
-			for _, row := range [][]results.Cell{smooth, expanded} {
+			for _, row := range []schema.Row{smooth, expanded} {
 				seq := indices(t, row[mSequence].S, len(ints))
 				if int64(len(seq)) != row[mPicks].I {
 					t.Fatalf("%v: sequence of %d picks, picks = %d", c.weights, len(seq), row[mPicks].I)
@@ -327,7 +341,7 @@ func TestCheckErrors(t *testing.T) {
 		if c.pol == "jsq_d" {
 			p[model.Index(params, "d")] = model.IntValue(3)
 		}
-		_, err := Model{}.Check(p, false)
+		_, err := Model{}.Check(p, model.CheckOptions{})
 		var is model.Issue
 		if !errors.As(err, &is) || is.Param != c.param || !strings.Contains(is.Message, c.want) {
 			t.Errorf("%s: %v, want an issue on %s containing %q", c.name, err, c.param, c.want)
@@ -350,7 +364,7 @@ func BenchmarkSmoothWRR100Servers(b *testing.B) {
 	}
 	p := point(b, w, 1000, "smooth_wrr")
 	for b.Loop() {
-		if _, err := (Model{}).Run(p, model.Seed{}); err != nil {
+		if _, err := model.RunRow(context.Background(), Model{}, p, model.Seed{}); err != nil {
 			b.Fatal(err)
 		}
 	}
