@@ -66,6 +66,14 @@ func (s slotClock) start(now, dur float64) float64 {
 	return done
 }
 
+// outcomeOf is a response's outcome: a success, or a broken server's failure (an error answer, seed 000 §5.1).
+func outcomeOf(ok bool) policy.Outcome {
+	if ok {
+		return policy.OK
+	}
+	return policy.Error
+}
+
 // duration draws a request's service time at a server of class c: a unit-mean draw from the class's distribution
 // (constant 1; Exp(1); lognormal e^(σZ − σ²/2), σ² = ln(1 + cv²)) times the mean, or for a broken server times the
 // error latency (the same draw: failing takes what succeeding would, scaled).
@@ -80,8 +88,9 @@ func (c *class) duration(r *sim.Rand) float64 {
 	return x * c.latency()
 }
 
-// simulate runs the event-driven simulation described in the package doc.
-func simulate(c config, s sim.Streams, pol policy.Policy) outcome {
+// simulate runs the event-driven simulation described in the package doc, with policy pol observing responses when
+// observe says (policy.Traits.Observe).
+func simulate(c config, s sim.Streams, pol policy.Policy, observe policy.When) outcome {
 	var servers []server
 	var broken, fastest []bool
 	quickest := math.Inf(1)
@@ -98,10 +107,13 @@ func simulate(c config, s sim.Streams, pol policy.Policy) outcome {
 	}
 	n := len(servers)
 	lv := sim.NewLevels(n)
+	view := &policy.View{Loads: lv}
 	var pending sim.Events[response]
-	outObs, _ := pol.(policy.OutcomeObserver)
-	obs, _ := pol.(policy.Observer)
-	seer, _ := pol.(policy.Foreseer)
+	var obs policy.Observer
+	if observe != policy.Never {
+		obs = pol.(policy.Observer)
+	}
+	atCompletion, atDispatch := observe == policy.AtCompletion, observe == policy.AtDispatch
 	sampler, _ := pol.(policy.Sampler)
 	out := outcome{all: sim.NewSojourns(), ok: sim.NewSojourns(), sent: make([]int64, n), sampler: sampler != nil,
 		final: pol}
@@ -148,16 +160,13 @@ func simulate(c config, s sim.Streams, pol policy.Policy) outcome {
 					out.ok.Add(latency)
 				}
 			}
-			switch {
-			case outObs != nil:
-				outObs.Result(k, latency, t, r.ok)
-			case obs != nil:
-				obs.Done(k, latency, t)
+			if atCompletion {
+				obs.Observe(k, latency, t, outcomeOf(r.ok))
 			}
 			continue
 		}
 		measured := t >= c.warmup
-		k := pol.Pick(lv, s.Dispatch, t)
+		k := pol.Pick(view, policy.Request{Now: t}, s.Dispatch)
 		if measured {
 			out.sent[k]++
 			if broken[k] {
@@ -180,8 +189,8 @@ func simulate(c config, s sim.Streams, pol policy.Policy) outcome {
 		lv.Up(k, t)
 		ok := srv.class.healthy
 		pending.Push(done, response{server: int32(k), ok: ok, measured: measured, arrived: t})
-		if seer != nil {
-			seer.Foresee(k, done-t, t, ok)
+		if atDispatch {
+			obs.Observe(k, done-t, t, outcomeOf(ok))
 		}
 		ta = t + s.Arrivals.Exp()/c.lambda
 		if ta >= c.horizon {

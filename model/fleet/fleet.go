@@ -24,9 +24,9 @@
 // The balancer is a dispatch policy from model/policy. It sees each server's outstanding requests (sent and not yet
 // answered: queued and in service) as the levels of a sim.Levels, and its static weight (`weight`, default 1) and
 // configured latency (its mean, or its error latency when broken; the seed's EWMA estimates start there). Policies
-// that learn from responses see each one at its completion with its outcome (policy.OutcomeObserver; Observer.Done
-// for those that take no outcome), and with observe = dispatch at dispatch with the eventual latency and outcome
-// (policy.Foreseer), as the toy's balancer does (§5.6).
+// that learn from responses (policy.Observer) see each one with its outcome (policy.OK, or policy.Error from a broken
+// server) at its completion, or, when the policy says so (policy.Traits.Observe: observe = dispatch), at dispatch
+// with the eventual latency and outcome, as the toy's balancer does (§5.6).
 //
 // # Engine
 //
@@ -403,8 +403,7 @@ func (Model) Check(p model.Point, _ bool) (warnings []string, err error) {
 		return nil, model.Issue{Param: "warmup", Message: fmt.Sprintf("%v: need 0 ≤ warmup < horizon (%v)", warmup, horizon)}
 	}
 	cs := classesOf(p)
-	entry := policy.Registry[p[pPolicy].I]
-	if err := entry.Check(policy.ArgsOf(params, p), policyServers(cs)); err != nil {
+	if err := configOf(p).Check(policyServers(cs)); err != nil {
 		if is, ok := err.(model.Issue); ok && is.Param == "weights" {
 			is.Param, is.Message = "servers", "weights: "+is.Message
 			return nil, is
@@ -423,13 +422,15 @@ func (Model) Cost(p model.Point) float64 {
 func (Model) Run(p model.Point, seed model.Seed) ([]results.Cell, error) {
 	cs := classesOf(p)
 	ps := policyServers(cs)
-	entry := policy.Registry[p[pPolicy].I]
-	args := policy.ArgsOf(params, p)
-	pol := entry.New(args, ps)
+	pc := configOf(p)
+	tr := pc.Traits(ps)
 	out := simulate(config{classes: cs, lambda: p[pLambda].F, horizon: p[pHorizon].F, warmup: p[pWarmup].F},
-		sim.NewStreams(seed), pol)
-	return out.cells(theory(policy.ID(p[pPolicy].I), args, cs, ps)), nil
+		sim.NewStreams(seed), pc.New(ps), tr.Observe)
+	return out.cells(theory(tr, cs, ps)), nil
 }
+
+// configOf returns point p's policy configuration.
+func configOf(p model.Point) policy.Config { return policy.Registry[p[pPolicy].I].Configure(params, p) }
 
 // cells are the metric columns, theory th (broken share, source) last.
 func (o outcome) cells(th [2]results.Cell) []results.Cell {
@@ -478,20 +479,20 @@ func (o outcome) cells(th [2]results.Cell) []results.Cell {
 	return row
 }
 
-// theory returns theory_broken_share and theory_source for the policy id with arguments a over classes cs.
-func theory(id policy.ID, a policy.Args, cs []class, ps policy.Servers) [2]results.Cell {
+// theory returns theory_broken_share and theory_source for the policy with traits tr over classes cs: the random
+// family and the round-robin sequence split the requests equally (B/N, whatever the outcomes); the weighted sequences
+// (smooth and expanded) split them by weight; the latency-score family (ewma) sends the broken servers every sample
+// they are in when they answer fastest.
+func theory(tr policy.Traits, cs []class, ps policy.Servers) [2]results.Cell {
 	none := [2]results.Cell{results.Null(), results.Null()}
 	n, b := counts(cs)
 	if b == 0 {
 		return none
 	}
-	switch id {
-	case policy.Random, policy.RoundRobin:
+	switch {
+	case tr.Family == policy.FamilyRandom || tr.Sequence == policy.RoundRobinSequence:
 		return [2]results.Cell{results.Float(float64(b) / float64(n)), results.Str(SourceLoadBlind)}
-	case policy.SmoothWRR, policy.WRRExpanded:
-		if ps.Weight == nil {
-			return [2]results.Cell{results.Float(float64(b) / float64(n)), results.Str(SourceLoadBlind)}
-		}
+	case tr.Sequence == policy.SmoothSequence || tr.Sequence == policy.ExpandedSequence:
 		total, broken := 0.0, 0.0
 		for _, c := range cs {
 			total += float64(c.count) * c.weight
@@ -500,7 +501,7 @@ func theory(id policy.ID, a policy.Args, cs []class, ps policy.Servers) [2]resul
 			}
 		}
 		return [2]results.Cell{results.Float(broken / total), results.Str(SourceWeighted)}
-	case policy.EWMA:
+	case tr.Family == policy.FamilyLatencyScore:
 		// The broken servers must answer faster than any healthy server serves: then a broken candidate's score
 		// e·(outstanding+1) stays below every healthy one's s·(outstanding+1) while its in-flight count is below s/e − 1.
 		slowestBroken, fastestHealthy := 0.0, math.Inf(1)
@@ -514,7 +515,7 @@ func theory(id policy.ID, a policy.Args, cs []class, ps policy.Servers) [2]resul
 		if b == n || !(slowestBroken < fastestHealthy) {
 			return none
 		}
-		d := a.D
+		d := tr.D
 		if d == 0 {
 			d = n
 		}

@@ -21,9 +21,8 @@ func boardPoint(t testing.TB, n int, lambda, horizon, warmup, period float64, ru
 	p[bPolicy] = model.IntValue(policyIndex(t, pol))
 	e := policy.Registry[p[bPolicy].I]
 	for i := bD; i < len(boardParams); i++ {
-		if e.Takes(boardParams[i].Name) {
-			p[i] = boardParams[i].Default
-		}
+		a, _ := e.Arg(boardParams[i].Name)
+		p[i] = a.Default // null where e does not take it
 	}
 	if e.Takes("d") {
 		p[bD] = model.IntValue(int64(d))
@@ -54,7 +53,7 @@ func TestBoardPeriodicHidesChanges(t *testing.T) {
 	lv := sim.NewLevels(n)
 	s := sim.NewStreams(model.Seed{Run: 1})
 	e, _ := policy.Lookup("jsq")
-	b := newBoard(periodic, 5, 1, func() policy.Policy { return e.New(policy.Args{}, policy.Servers{N: n}) }, lv, s)
+	b := newBoard(periodic, 5, 1, func() policy.Policy { return e.Build(nil).New(policy.Servers{N: n}) }, false, lv, s)
 	if b.next() != 5 {
 		t.Fatalf("first refresh at %v, want 5", b.next())
 	}
@@ -62,7 +61,7 @@ func TestBoardPeriodicHidesChanges(t *testing.T) {
 	for step := range 3 {
 		frozen := sim.NewLevels(n)
 		for k := range n {
-			frozen.Set(k, b.views[0].Len(k), 0)
+			frozen.Set(k, b.views[0].Loads.Len(k), 0)
 		}
 		for i := range 40 { // arrivals through the board and departures, all before the refresh
 			t0 := float64(step)*5 + float64(i)/10
@@ -71,12 +70,12 @@ func TestBoardPeriodicHidesChanges(t *testing.T) {
 			if busy := lv.Count(1); busy > 0 && churn.IntN(3) == 0 {
 				lv.Down(lv.Busy(churn.IntN(busy)), t0)
 			}
-			if !levelsEqual(b.views[0], frozen) {
+			if !levelsEqual(b.views[0].Loads, frozen) {
 				t.Fatalf("phase %d: the board changed before the refresh", step)
 			}
 		}
 		b.fire(b.next(), lv)
-		if !levelsEqual(b.views[0], lv) {
+		if !levelsEqual(b.views[0].Loads, lv) {
 			t.Fatalf("phase %d: the board differs from the true queues right after a refresh", step)
 		}
 		if want := float64(step+2) * 5; b.next() != want {
@@ -84,9 +83,9 @@ func TestBoardPeriodicHidesChanges(t *testing.T) {
 		}
 	}
 	// JSQ on a stale board sends everything to the servers the board shows shortest: the herd.
-	m, _ := b.views[0].Shortest()
+	m, _ := b.views[0].Loads.Shortest()
 	for range 10 {
-		if k := b.pick(lv, 15); b.views[0].Len(k) != m {
+		if k := b.pick(lv, 15); b.views[0].Loads.Len(k) != m {
 			t.Fatalf("jsq picked a server the board does not show shortest")
 		}
 	}
@@ -98,7 +97,7 @@ func TestBoardDispatchCounts(t *testing.T) {
 	lv := sim.NewLevels(n)
 	s := sim.NewStreams(model.Seed{Run: 4})
 	e, _ := policy.Lookup("jsq")
-	b := newBoard(dispatchCounts, 10, k, func() policy.Policy { return e.New(policy.Args{}, policy.Servers{N: n}) }, lv, s)
+	b := newBoard(dispatchCounts, 10, k, func() policy.Policy { return e.Build(nil).New(policy.Servers{N: n}) }, false, lv, s)
 	if len(b.views) != k {
 		t.Fatalf("%d views, want one per dispatcher", len(b.views))
 	}
@@ -111,7 +110,7 @@ func TestBoardDispatchCounts(t *testing.T) {
 		for j, v := range b.views {
 			before[j] = make([]int32, n)
 			for srv := range n {
-				before[j][srv] = v.Len(srv)
+				before[j][srv] = v.Loads.Len(srv)
 			}
 		}
 		srv := b.pick(lv, float64(i)/100)
@@ -119,7 +118,7 @@ func TestBoardDispatchCounts(t *testing.T) {
 		changed := -1
 		for j, v := range b.views {
 			for q := range n {
-				d := v.Len(q) - before[j][q]
+				d := v.Loads.Len(q) - before[j][q]
 				switch {
 				case d == 1 && q == srv && changed < 0:
 					changed = j
@@ -136,14 +135,14 @@ func TestBoardDispatchCounts(t *testing.T) {
 	// Before the refresh each copy is the last refresh (all zero) plus its own sends, and nothing else.
 	for j, v := range b.views {
 		for q := range n {
-			if v.Len(q) != sends[j][q] {
-				t.Fatalf("dispatcher %d, server %d: copy %d, own sends %d", j, q, v.Len(q), sends[j][q])
+			if v.Loads.Len(q) != sends[j][q] {
+				t.Fatalf("dispatcher %d, server %d: copy %d, own sends %d", j, q, v.Loads.Len(q), sends[j][q])
 			}
 		}
 	}
 	b.fire(10, lv)
 	for j, v := range b.views {
-		if !levelsEqual(v, lv) {
+		if !levelsEqual(v.Loads, lv) {
 			t.Fatalf("dispatcher %d's copy differs from the truth after the refresh", j)
 		}
 	}
@@ -155,7 +154,8 @@ func TestBoardDispatchCounts(t *testing.T) {
 func TestBoardIndividualAgesAreExponential(t *testing.T) {
 	const n, T = 50, 2.0
 	lv := sim.NewLevels(n)
-	b := newBoard(individual, T, 1, func() policy.Policy { return policy.Registry[policy.Random].New(policy.Args{}, policy.Servers{N: n}) }, lv, sim.NewStreams(model.Seed{Run: 5}))
+	random, _ := policy.Lookup("random")
+	b := newBoard(individual, T, 1, func() policy.Policy { return random.Build(nil).New(policy.Servers{N: n}) }, false, lv, sim.NewStreams(model.Seed{Run: 5}))
 	last := make([]float64, n)
 	var ages []float64
 	above := 0

@@ -54,22 +54,29 @@ type dispatcher interface {
 
 // fresh is the supermarket's dispatcher: one policy, the true queue lengths.
 type fresh struct {
-	p   policy.Policy
-	obs policy.Observer // p, when it learns from responses; nil otherwise
-	r   *sim.Rand
+	p    policy.Policy
+	view *policy.View    // the true queue lengths, every server eligible
+	obs  policy.Observer // p, when it learns from responses (at completion); nil otherwise
+	r    *sim.Rand
 }
 
-func newFresh(p policy.Policy, s sim.Streams) func(*sim.Levels) fresh {
-	obs, _ := p.(policy.Observer)
-	return func(*sim.Levels) fresh { return fresh{p: p, obs: obs, r: s.Dispatch} }
+// newFresh returns the fresh dispatcher of policy p, which observes completions when observes is true.
+func newFresh(p policy.Policy, observes bool, s sim.Streams) func(*sim.Levels) fresh {
+	var obs policy.Observer
+	if observes {
+		obs = p.(policy.Observer)
+	}
+	return func(lv *sim.Levels) fresh { return fresh{p: p, view: &policy.View{Loads: lv}, obs: obs, r: s.Dispatch} }
 }
 
-func (f fresh) inline() policy.Inline              { return policy.InlineOf(f.p) }
-func (f fresh) observes() bool                     { return f.obs != nil }
-func (fresh) next() float64                        { return math.Inf(1) }
-func (fresh) fire(float64, *sim.Levels)            {}
-func (f fresh) pick(lv *sim.Levels, t float64) int { return f.p.Pick(lv, f.r, t) }
-func (f fresh) done(k int, rtt, t float64)         { f.obs.Done(k, rtt, t) }
+func (f fresh) inline() policy.Inline   { return policy.InlineOf(f.p) }
+func (f fresh) observes() bool          { return f.obs != nil }
+func (fresh) next() float64             { return math.Inf(1) }
+func (fresh) fire(float64, *sim.Levels) {}
+func (f fresh) pick(_ *sim.Levels, t float64) int {
+	return f.p.Pick(f.view, policy.Request{Now: t}, f.r)
+}
+func (f fresh) done(k int, rtt, t float64) { f.obs.Observe(k, rtt, t, policy.OK) }
 
 // simulate runs the exact CTMC described in the package doc, with the dispatcher dispatch builds on the true queue
 // lengths.
