@@ -107,7 +107,7 @@ func simulate(c config, s sim.Streams, pol policy.Policy, observe policy.When) o
 	}
 	n := len(servers)
 	lv := sim.NewLevels(n)
-	view := &policy.View{Loads: lv}
+	view := policy.View{Loads: lv}
 	var pending sim.Events[response]
 	var obs policy.Observer
 	if observe != policy.Never {

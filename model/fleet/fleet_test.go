@@ -290,7 +290,7 @@ func newRecorder(n int) *recorder {
 	return &recorder{n: n, latency: make([][]float64, n), outcome: make([][]policy.Outcome, n)}
 }
 
-func (f *recorder) Pick(*policy.View, policy.Request, *sim.Rand) int {
+func (f *recorder) Pick(policy.View, policy.Request, *sim.Rand) int {
 	k := f.next
 	f.next = (f.next + 1) % f.n
 	return k

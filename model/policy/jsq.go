@@ -28,7 +28,7 @@ type jsq struct{}
 
 // Pick is PickShortest; with an eligibility mask, a shortest eligible queue by a scan in list order, ties uniform by
 // reservoir sampling (O(n)).
-func (jsq) Pick(v *View, _ Request, r *sim.Rand) int {
+func (jsq) Pick(v View, _ Request, r *sim.Rand) int {
 	if v.Eligible == nil {
 		return PickShortest(v.Loads, r)
 	}

@@ -64,7 +64,7 @@ type jsqd struct {
 }
 
 // Pick implements Policy (the view's eligibility is ignored).
-func (p *jsqd) Pick(v *View, _ Request, r *sim.Rand) int { return p.pick(v.Loads, r) }
+func (p *jsqd) Pick(v View, _ Request, r *sim.Rand) int { return p.pick(v.Loads, r) }
 
 func (p *jsqd) pick(l *sim.Levels, r *sim.Rand) int {
 	n := l.N()

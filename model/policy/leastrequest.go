@@ -132,7 +132,7 @@ func (c LeastRequestConfig) Traits(s Servers) Traits {
 }
 
 // Pick implements Policy (the view's eligibility is ignored).
-func (p *leastRequest) Pick(v *View, _ Request, r *sim.Rand) int {
+func (p *leastRequest) Pick(v View, _ Request, r *sim.Rand) int {
 	l := v.Loads
 	if p.weight != nil {
 		return p.edf.pickAndAdd(func(k int32) float64 {

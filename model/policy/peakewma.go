@@ -89,7 +89,7 @@ func (p *peakEWMA) cost(l *sim.Levels, k int, now float64) float64 {
 }
 
 // Pick implements Policy (the view's eligibility is ignored).
-func (p *peakEWMA) Pick(v *View, req Request, r *sim.Rand) int {
+func (p *peakEWMA) Pick(v View, req Request, r *sim.Rand) int {
 	l, now := v.Loads, req.Now
 	n := l.N()
 	if n == 1 {

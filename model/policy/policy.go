@@ -32,8 +32,8 @@ type Request struct {
 	Now float64
 }
 
-// View is what a policy sees of the servers when it picks. A model keeps one View per dispatcher for the whole run and
-// updates what it points to in place, so a pick allocates nothing.
+// View is what a policy sees of the servers when it picks. It is passed by value (four words, in registers), so a
+// model builds it at each pick from what it keeps, and a pick allocates nothing.
 type View struct {
 	// Loads holds one level per server, 0 ≤ k < Loads.N(): the load as this dispatcher sees it (the true queue lengths
 	// in the supermarket, the outstanding requests in the fleet, the board as last read in the bulletin board).
@@ -46,13 +46,13 @@ type View struct {
 }
 
 // eligible reports whether server k may be picked in v.
-func (v *View) eligible(k int) bool { return v.Eligible == nil || v.Eligible[k] }
+func (v View) eligible(k int) bool { return v.Eligible == nil || v.Eligible[k] }
 
 // Policy picks a server, 0 ≤ k < v.Loads.N(), for the request req (an eligible one, for policies whose
 // Traits.Eligibility is true). A Policy value holds one run's policy state (a round-robin cursor, smooth WRR's
 // current weights, peak-EWMA estimates) and is not safe for concurrent use.
 type Policy interface {
-	Pick(v *View, req Request, r *sim.Rand) int
+	Pick(v View, req Request, r *sim.Rand) int
 }
 
 // Outcome is how a request sent to a server ended, as a policy that learns from responses is told (Observer). The

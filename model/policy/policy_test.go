@@ -134,7 +134,7 @@ func variants(n int) []variant {
 }
 
 // view is a view of l with every server eligible.
-func view(l *sim.Levels) *View { return &View{Loads: l} }
+func view(l *sim.Levels) View { return View{Loads: l} }
 
 // chiSquare returns Pearson's statistic of the observed counts against expected probabilities, and the critical
 // value at alpha for len(counts)−1 degrees of freedom (gonum distuv.ChiSquared). Cells with probability 0 must be

@@ -27,7 +27,7 @@ type random struct{}
 
 // Pick is PickRandom over all servers; with an eligibility mask, a uniform eligible server (O(n): the mask is
 // counted, then the chosen one found).
-func (random) Pick(v *View, _ Request, r *sim.Rand) int {
+func (random) Pick(v View, _ Request, r *sim.Rand) int {
 	if v.Eligible == nil {
 		return PickRandom(v.Loads, r)
 	}

@@ -28,7 +28,7 @@ type roundRobin struct{ next int }
 
 // Pick returns the cursor's server and advances it; with an eligibility mask, ineligible servers are skipped as nginx
 // skips down peers (the cursor moves past them), so the eligible ones keep their cyclic order.
-func (p *roundRobin) Pick(v *View, _ Request, _ *sim.Rand) int {
+func (p *roundRobin) Pick(v View, _ Request, _ *sim.Rand) int {
 	n := v.Loads.N()
 	for range n {
 		k := p.next

@@ -83,7 +83,7 @@ func newScorer(c ScoreConfig, n int) scorer {
 }
 
 // pick returns the candidate with the lowest score under f.
-func (s *scorer) pick(v *View, r *sim.Rand, f scores) int {
+func (s *scorer) pick(v View, r *sim.Rand, f scores) int {
 	cand := s.all
 	switch {
 	case v.Eligible != nil:

@@ -96,4 +96,4 @@ func (s *SWRR) Fail(k, maxFails int) {
 func (s *SWRR) Current(k int) float64 { return s.current[k] }
 
 // Pick implements Policy: the next eligible server, whatever the loads.
-func (s *SWRR) Pick(v *View, _ Request, _ *sim.Rand) int { return s.next(v.Eligible) }
+func (s *SWRR) Pick(v View, _ Request, _ *sim.Rand) int { return s.next(v.Eligible) }

@@ -79,7 +79,7 @@ func TestRegistryEligibilityHonored(t *testing.T) {
 				if !any {
 					mask[churn.IntN(s.N)] = true
 				}
-				k := p.Pick(&View{Loads: l, Eligible: mask}, Request{Now: float64(i)}, r)
+				k := p.Pick(View{Loads: l, Eligible: mask}, Request{Now: float64(i)}, r)
 				if k < 0 || k >= s.N || !mask[k] {
 					t.Fatalf("%s, n=%d, weights %v: pick %d = %d, eligible %v", v.name, s.N, s.Weight, i, k, mask)
 				}
@@ -111,7 +111,7 @@ func TestEligibilityCyclic(t *testing.T) {
 	mask := []bool{true, false, true, false, true}
 	var got []int
 	for range 6 {
-		got = append(got, rr.Pick(&View{Loads: l, Eligible: mask}, Request{}, nil))
+		got = append(got, rr.Pick(View{Loads: l, Eligible: mask}, Request{}, nil))
 	}
 	if want := []int{0, 2, 4, 0, 2, 4}; !slices.Equal(got, want) {
 		t.Errorf("round_robin over {0, 2, 4}: %v, want %v", got, want)
@@ -120,7 +120,7 @@ func TestEligibilityCyclic(t *testing.T) {
 	s := NewSWRR([]float64{5, 1, 1})
 	got = got[:0]
 	for range 6 {
-		got = append(got, s.Pick(&View{Loads: l, Eligible: []bool{true, false, true}}, Request{}, nil))
+		got = append(got, s.Pick(View{Loads: l, Eligible: []bool{true, false, true}}, Request{}, nil))
 	}
 	if want := NewSWRR([]float64{5, 1}); letters(got) != letters(picksOf(func() int { return 2 * want.Next() }, 6)) {
 		t.Errorf("smooth_wrr 5:1:1 without b: %s", letters(got))
@@ -128,7 +128,7 @@ func TestEligibilityCyclic(t *testing.T) {
 	e := NewExpandedWRR([]int{2, 1, 1})
 	got = got[:0]
 	for range 6 {
-		got = append(got, e.Pick(&View{Eligible: []bool{false, true, true}}, Request{}, nil))
+		got = append(got, e.Pick(View{Eligible: []bool{false, true, true}}, Request{}, nil))
 	}
 	if letters(got) != "bcbcbc" {
 		t.Errorf("wrr_expanded 2:1:1 without a: %s, want bcbcbc", letters(got))

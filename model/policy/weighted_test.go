@@ -109,7 +109,7 @@ func TestExpandedWRRSequence(t *testing.T) {
 	p := WRRExpandedConfig{}.New(Servers{N: 2, Weight: []float64{0.5, 1}})
 	var ks []int
 	for range 6 {
-		ks = append(ks, p.Pick(&View{}, Request{}, nil))
+		ks = append(ks, p.Pick(View{}, Request{}, nil))
 	}
 	if got := letters(ks); got != "abbabb" {
 		t.Errorf("0.5:1 expanded: %s, want abbabb", got)

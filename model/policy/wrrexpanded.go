@@ -117,7 +117,7 @@ func (e *ExpandedWRR) Next() int {
 
 // Pick implements Policy: the next server of the list, whatever the loads; with an eligibility mask the entries of
 // ineligible servers are skipped (at most one pass over the list).
-func (e *ExpandedWRR) Pick(v *View, _ Request, _ *sim.Rand) int {
+func (e *ExpandedWRR) Pick(v View, _ Request, _ *sim.Rand) int {
 	for range e.list {
 		if k := e.Next(); v.eligible(k) {
 			return k

@@ -27,12 +27,13 @@ const (
 // uniformly random one, so each sees Poisson arrivals at λn/k), each runs its own policy instance, and the policies
 // read a board instead of the true queue lengths: one shared board, or with dispatchCounts one private copy per
 // dispatcher. The boards are sim.Levels, so every policy reads them (as its policy.View's loads) as it reads the true
-// lengths. Period 0 is fresh information: every dispatcher reads the true lengths (and dispatch counts add nothing).
+// lengths. Period 0 is fresh
+// information: every dispatcher reads the true lengths (and dispatch counts add nothing).
 type board struct {
 	rule      update
 	period    float64
 	n         int
-	views     []*policy.View // one shared board, or one per dispatcher (dispatchCounts); every server eligible
+	views     []*sim.Levels // one shared board, or one per dispatcher (dispatchCounts)
 	policies  []policy.Policy
 	observers []policy.Observer // per dispatcher; nil when the policy does not observe
 	anyObs    bool
@@ -59,13 +60,13 @@ func newBoard(rule update, period float64, k int, newPolicy func() policy.Policy
 	}
 	switch {
 	case period == 0:
-		b.views = []*policy.View{{Loads: lv}}
+		b.views = []*sim.Levels{lv}
 	case rule == dispatchCounts:
 		for range k {
-			b.views = append(b.views, &policy.View{Loads: sim.NewLevels(b.n)})
+			b.views = append(b.views, sim.NewLevels(b.n))
 		}
 	default:
-		b.views = []*policy.View{{Loads: sim.NewLevels(b.n)}}
+		b.views = []*sim.Levels{sim.NewLevels(b.n)}
 	}
 	if period > 0 {
 		b.at = period
@@ -87,14 +88,14 @@ func (b *board) fire(t float64, lv *sim.Levels) {
 	b.refreshes++
 	if b.rule == individual {
 		k := b.br.IntN(b.n)
-		b.views[0].Loads.Set(k, lv.Len(k), t)
+		b.views[0].Set(k, lv.Len(k), t)
 		b.last = k
 		b.at = t + b.br.Exp()*b.period/float64(b.n)
 		return
 	}
 	for _, v := range b.views {
 		for k := range b.n {
-			v.Loads.Set(k, lv.Len(k), t)
+			v.Set(k, lv.Len(k), t)
 		}
 	}
 	b.phase++
@@ -110,9 +111,9 @@ func (b *board) pick(_ *sim.Levels, t float64) int {
 	if len(b.views) > 1 {
 		v = b.views[j]
 	}
-	k := b.policies[j].Pick(v, policy.Request{Now: t}, b.r)
+	k := b.policies[j].Pick(policy.View{Loads: v}, policy.Request{Now: t}, b.r)
 	if b.rule == dispatchCounts && b.period > 0 {
-		v.Loads.Up(k, t)
+		v.Up(k, t)
 	}
 	if b.from != nil {
 		b.from[k].Push(float64(j))

@@ -61,7 +61,7 @@ func TestBoardPeriodicHidesChanges(t *testing.T) {
 	for step := range 3 {
 		frozen := sim.NewLevels(n)
 		for k := range n {
-			frozen.Set(k, b.views[0].Loads.Len(k), 0)
+			frozen.Set(k, b.views[0].Len(k), 0)
 		}
 		for i := range 40 { // arrivals through the board and departures, all before the refresh
 			t0 := float64(step)*5 + float64(i)/10
@@ -70,12 +70,12 @@ func TestBoardPeriodicHidesChanges(t *testing.T) {
 			if busy := lv.Count(1); busy > 0 && churn.IntN(3) == 0 {
 				lv.Down(lv.Busy(churn.IntN(busy)), t0)
 			}
-			if !levelsEqual(b.views[0].Loads, frozen) {
+			if !levelsEqual(b.views[0], frozen) {
 				t.Fatalf("phase %d: the board changed before the refresh", step)
 			}
 		}
 		b.fire(b.next(), lv)
-		if !levelsEqual(b.views[0].Loads, lv) {
+		if !levelsEqual(b.views[0], lv) {
 			t.Fatalf("phase %d: the board differs from the true queues right after a refresh", step)
 		}
 		if want := float64(step+2) * 5; b.next() != want {
@@ -83,9 +83,9 @@ func TestBoardPeriodicHidesChanges(t *testing.T) {
 		}
 	}
 	// JSQ on a stale board sends everything to the servers the board shows shortest: the herd.
-	m, _ := b.views[0].Loads.Shortest()
+	m, _ := b.views[0].Shortest()
 	for range 10 {
-		if k := b.pick(lv, 15); b.views[0].Loads.Len(k) != m {
+		if k := b.pick(lv, 15); b.views[0].Len(k) != m {
 			t.Fatalf("jsq picked a server the board does not show shortest")
 		}
 	}
@@ -110,7 +110,7 @@ func TestBoardDispatchCounts(t *testing.T) {
 		for j, v := range b.views {
 			before[j] = make([]int32, n)
 			for srv := range n {
-				before[j][srv] = v.Loads.Len(srv)
+				before[j][srv] = v.Len(srv)
 			}
 		}
 		srv := b.pick(lv, float64(i)/100)
@@ -118,7 +118,7 @@ func TestBoardDispatchCounts(t *testing.T) {
 		changed := -1
 		for j, v := range b.views {
 			for q := range n {
-				d := v.Loads.Len(q) - before[j][q]
+				d := v.Len(q) - before[j][q]
 				switch {
 				case d == 1 && q == srv && changed < 0:
 					changed = j
@@ -135,14 +135,14 @@ func TestBoardDispatchCounts(t *testing.T) {
 	// Before the refresh each copy is the last refresh (all zero) plus its own sends, and nothing else.
 	for j, v := range b.views {
 		for q := range n {
-			if v.Loads.Len(q) != sends[j][q] {
-				t.Fatalf("dispatcher %d, server %d: copy %d, own sends %d", j, q, v.Loads.Len(q), sends[j][q])
+			if v.Len(q) != sends[j][q] {
+				t.Fatalf("dispatcher %d, server %d: copy %d, own sends %d", j, q, v.Len(q), sends[j][q])
 			}
 		}
 	}
 	b.fire(10, lv)
 	for j, v := range b.views {
-		if !levelsEqual(v.Loads, lv) {
+		if !levelsEqual(v, lv) {
 			t.Fatalf("dispatcher %d's copy differs from the truth after the refresh", j)
 		}
 	}

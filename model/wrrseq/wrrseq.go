@@ -267,7 +267,7 @@ func measure(pol policy.Policy, s setup, l *sim.Levels, r *sim.Rand) stats {
 	var seq strings.Builder
 	letters := s.n <= 26
 	last, run := -1, int64(0)
-	view := &policy.View{Loads: l}
+	view := policy.View{Loads: l}
 	for t := int64(1); t <= s.picks; t++ {
 		k := pol.Pick(view, policy.Request{Now: float64(t - 1)}, r)
 		if k < 0 || k >= s.n {
