@@ -258,6 +258,8 @@ const (
 type Traits struct {
 	// Split is LoadAware unless the picks ignore the loads entirely (a registry test runs every policy on two
 	// different views with the same random numbers and checks the picks agree exactly when Split is not LoadAware).
+	// A load-blind policy whose long-run shares are neither equal nor ∝ weight has no Split to declare yet: add one
+	// (and teach the supermarket's shares about it) rather than declare LoadAware.
 	Split Split
 	// Sequence is the deterministic pick order, when there is one with a name.
 	Sequence Sequence
@@ -270,9 +272,9 @@ type Traits struct {
 	Eligibility bool
 	// Observe is when the model must report responses (Never unless the policy is an Observer).
 	Observe When
-	// Reads bounds the servers one pick reads with no eligibility mask (n for a full scan, d for a sample of d; 1 for
-	// jsq, whose sorted levels give the shortest queue in O(1), and for the policies that read none): the work per
-	// pick, in server reads.
+	// Reads bounds the servers one pick reads with no eligibility mask: n for a full scan, d for a sample of d, 1 for
+	// jsq (its sorted levels give the shortest queue in O(1)), 0 for the policies that read none; the work per pick,
+	// in server reads.
 	Reads int
 }
 
