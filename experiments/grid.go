@@ -54,7 +54,8 @@ func (s *Spec) point(i int) (model.Point, []int) {
 	return p, from
 }
 
-// resolvePolicy applies policy-argument defaults and nulls the arguments the chosen policy does not take.
+// resolvePolicy applies the chosen policy's argument defaults (policy.Entry.Args) and nulls the arguments it does not
+// take.
 func resolvePolicy(ps []model.Param, p model.Point) {
 	pi := model.Index(ps, "policy")
 	if pi < 0 || !p[pi].Valid {
@@ -65,11 +66,12 @@ func resolvePolicy(ps []model.Param, p model.Point) {
 		if !prm.Policy || k == pi {
 			continue
 		}
+		arg, takes := entry.Arg(prm.Name)
 		switch {
-		case !entry.Takes(prm.Name):
+		case !takes:
 			p[k] = model.Value{}
 		case !p[k].Valid:
-			p[k] = prm.Default
+			p[k] = arg.Default
 		}
 	}
 }
@@ -209,7 +211,7 @@ func (d *decoder) checkGrid(s *Spec) error {
 			}
 			if prm.Policy && k != model.Index(ps, "policy") {
 				pol := policy.Registry[p[model.Index(ps, "policy")].I]
-				if !contains(pol.Required, prm.Name) {
+				if !pol.Requires(prm.Name) {
 					continue
 				}
 				t, key := where(model.Index(ps, "policy"))

@@ -553,7 +553,7 @@ func (d *decoder) policySetting(ps []model.Param, v any) (Setting, string) {
 		if !entry.Takes(k) {
 			takes := "no arguments"
 			if len(entry.Args) > 0 {
-				takes = "arguments: " + strings.Join(entry.Args, ", ")
+				takes = "arguments: " + strings.Join(entry.ArgNames(), ", ")
 			}
 			return nil, fmt.Sprintf("policy %s does not take %q (%s)", entry.Name, k, takes)
 		}

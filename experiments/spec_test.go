@@ -10,6 +10,7 @@ import (
 
 	"lbsweep/experiments"
 	"lbsweep/model"
+	"lbsweep/model/policy"
 )
 
 // specBase is a small valid spec; the bad-input cases below each change one thing in it. Its line numbers are asserted,
@@ -119,7 +120,7 @@ func TestParseBadInput(t *testing.T) {
 		{name: "missing value", old: "seed = 1", new: "seed =", line: 3, want: "TOML syntax"},
 
 		// Unknown names.
-		{name: "unknown policy", old: `"random"`, new: `"randon"`, key: "sweep.policy", line: 13, want: `element 1: unknown policy "randon" (valid: random, round_robin, jsq_d, jsq, smooth_wrr, wrr_expanded, least_request, peak_ewma, least_outstanding, ewma, ewma_success)`},
+		{name: "unknown policy", old: `"random"`, new: `"randon"`, key: "sweep.policy", line: 13, want: `element 1: unknown policy "randon" (valid: ` + strings.Join(policy.Names(), ", ") + ")"},
 		{name: "unknown policy in table", old: `name = "jsq_d"`, new: `name = "jsqd"`, key: "sweep.policy", line: 13, want: `unknown policy "jsqd"`},
 		{name: "unknown model", old: `model = "supermarket"`, new: `model = "supermarkt"`, key: "model", line: 2, want: `unknown model "supermarkt" (models: balls_into_bins, bulletin_board, fleet, supermarket, wrr_sequence)`},
 		{name: "model not a string", old: `model = "supermarket"`, new: `model = 1`, key: "model", line: 2, want: "expected a string"},

@@ -256,11 +256,7 @@ func List(w io.Writer) {
 	tw.Flush()
 	fmt.Fprintln(w, "policies")
 	for _, e := range policy.Registry {
-		args := "-"
-		if len(e.Args) > 0 {
-			args = strings.Join(e.Args, ", ")
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", e.Name, args, e.Doc)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", e.Name, e.Signature(), e.Doc)
 	}
 	tw.Flush()
 }

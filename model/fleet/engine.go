@@ -69,6 +69,14 @@ func (s slotClock) start(now, dur float64) float64 {
 	return done
 }
 
+// outcomeOf is a response's outcome: a success, or a broken server's failure (an error answer, seed 000 §5.1).
+func outcomeOf(ok bool) policy.Outcome {
+	if ok {
+		return policy.OK
+	}
+	return policy.Error
+}
+
 // duration draws a request's service time at a server of class c: a unit-mean draw from the class's distribution
 // (constant 1; Exp(1); lognormal e^(σZ − σ²/2), σ² = ln(1 + cv²)) times the mean, or for a broken server times the
 // error latency (the same draw: failing takes what succeeding would, scaled).
@@ -83,9 +91,10 @@ func (c *class) duration(r *sim.Rand) float64 {
 	return x * c.latency()
 }
 
-// simulate runs the event-driven simulation described in the package doc. It returns ctx.Err() when ctx is done,
-// checked every 2^16 events (a mask test per event).
-func simulate(ctx context.Context, c config, s sim.Streams, pol policy.Policy) (outcome, error) {
+// simulate runs the event-driven simulation described in the package doc, with policy pol observing responses when
+// observe says (policy.Traits.Observe). It returns ctx.Err() when ctx is done, checked every 2^16 events (a mask test
+// per event).
+func simulate(ctx context.Context, c config, s sim.Streams, pol policy.Policy, observe policy.When) (outcome, error) {
 	var servers []server
 	var broken, fastest []bool
 	quickest := math.Inf(1)
@@ -102,10 +111,13 @@ func simulate(ctx context.Context, c config, s sim.Streams, pol policy.Policy) (
 	}
 	n := len(servers)
 	lv := sim.NewLevels(n)
+	view := policy.View{Loads: lv}
 	var pending sim.Events[response]
-	outObs, _ := pol.(policy.OutcomeObserver)
-	obs, _ := pol.(policy.Observer)
-	seer, _ := pol.(policy.Foreseer)
+	var obs policy.Observer
+	if observe != policy.Never {
+		obs = pol.(policy.Observer)
+	}
+	atCompletion, atDispatch := observe == policy.AtCompletion, observe == policy.AtDispatch
 	sampler, _ := pol.(policy.Sampler)
 	out := outcome{all: sim.NewSojourns(), ok: sim.NewSojourns(), sent: make([]int64, n), sampler: sampler != nil,
 		final: pol}
@@ -155,16 +167,13 @@ func simulate(ctx context.Context, c config, s sim.Streams, pol policy.Policy) (
 					out.ok.Add(latency)
 				}
 			}
-			switch {
-			case outObs != nil:
-				outObs.Result(k, latency, t, r.ok)
-			case obs != nil:
-				obs.Done(k, latency, t)
+			if atCompletion {
+				obs.Observe(k, latency, t, outcomeOf(r.ok))
 			}
 			continue
 		}
 		measured := t >= c.warmup
-		k := pol.Pick(lv, s.Dispatch, t)
+		k := pol.Pick(view, policy.Request{Now: t}, s.Dispatch)
 		if measured {
 			out.sent[k]++
 			if broken[k] {
@@ -187,8 +196,8 @@ func simulate(ctx context.Context, c config, s sim.Streams, pol policy.Policy) (
 		lv.Up(k, t)
 		ok := srv.class.healthy
 		pending.Push(done, response{server: int32(k), ok: ok, measured: measured, arrived: t})
-		if seer != nil {
-			seer.Foresee(k, done-t, t, ok)
+		if atDispatch {
+			obs.Observe(k, done-t, t, outcomeOf(ok))
 		}
 		ta = t + s.Arrivals.Exp()/c.lambda
 		if ta >= c.horizon {

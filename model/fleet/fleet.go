@@ -24,9 +24,9 @@
 // The balancer is a dispatch policy from model/policy. It sees each server's outstanding requests (sent and not yet
 // answered: queued and in service) as the levels of a sim.Levels, and its static weight (`weight`, default 1) and
 // configured latency (its mean, or its error latency when broken; the seed's EWMA estimates start there). Policies
-// that learn from responses see each one at its completion with its outcome (policy.OutcomeObserver; Observer.Done
-// for those that take no outcome), and with observe = dispatch at dispatch with the eventual latency and outcome
-// (policy.Foreseer), as the toy's balancer does (§5.6).
+// that learn from responses (policy.Observer) see each one with its outcome (policy.OK, or policy.Error from a broken
+// server) at its completion, or, when the policy says so (policy.Traits.Observe: observe = dispatch), at dispatch
+// with the eventual latency and outcome, as the toy's balancer does (§5.6).
 //
 // # Engine
 //
@@ -386,8 +386,7 @@ func (Model) Check(p model.Point, _ model.CheckOptions) (warnings []string, err 
 		return nil, model.Issue{Param: "warmup", Message: fmt.Sprintf("%v: need 0 ≤ warmup < horizon (%v)", warmup, horizon)}
 	}
 	cs := classesOf(p)
-	entry := policy.Registry[p[pPolicy].I]
-	if err := entry.Check(policy.ArgsOf(params, p), policyServers(cs)); err != nil {
+	if err := configOf(p).Check(policyServers(cs)); err != nil {
 		if is, ok := err.(model.Issue); ok && is.Param == "weights" {
 			is.Param, is.Message = "servers", "weights: "+is.Message
 			return nil, is
@@ -406,11 +405,9 @@ func (Model) Cost(p model.Point) float64 {
 func (Model) Run(ctx context.Context, p model.Point, seed model.Seed) (schema.Row, error) {
 	cs := classesOf(p)
 	ps := policyServers(cs)
-	entry := policy.Registry[p[pPolicy].I]
-	args := policy.ArgsOf(params, p)
-	pol := entry.New(args, ps)
+	pc := configOf(p)
 	out, err := simulate(ctx, config{classes: cs, lambda: p[pLambda].F, horizon: p[pHorizon].F, warmup: p[pWarmup].F},
-		sim.NewStreams(seed), pol)
+		sim.NewStreams(seed), pc.New(ps), pc.Traits(ps).Observe)
 	if err != nil {
 		return nil, err
 	}
@@ -419,10 +416,14 @@ func (Model) Run(ctx context.Context, p model.Point, seed model.Seed) (schema.Ro
 	return row.Row(), nil
 }
 
+// configOf returns point p's policy configuration.
+func configOf(p model.Point) policy.Config { return policy.Registry[p[pPolicy].I].Configure(params, p) }
+
 // Theory implements model.Theorist: theory, which depends on the point alone.
 func (Model) Theory(p model.Point) model.Theory {
 	cs := classesOf(p)
-	th := theory(policy.ID(p[pPolicy].I), policy.ArgsOf(params, p), cs, policyServers(cs))
+	ps := policyServers(cs)
+	th := theory(configOf(p).Traits(ps), cs, ps)
 	return func(row schema.Row) {
 		b := metrics.Edit(row)
 		b.Set(colTheoryBrokenShare, th[0])
@@ -470,20 +471,20 @@ func (o outcome) set(row *schema.Builder) {
 	row.Set(colEvents, schema.Int(o.events))
 }
 
-// theory returns theory_broken_share and theory_source for the policy id with arguments a over classes cs.
-func theory(id policy.ID, a policy.Args, cs []class, ps policy.Servers) [2]schema.Cell {
+// theory returns theory_broken_share and theory_source for the policy with traits tr over classes cs: the random
+// family and the round-robin sequence split the requests equally (B/N, whatever the outcomes); the weighted sequences
+// (smooth and expanded) split them by weight; the latency-score family (ewma) sends the broken servers every sample
+// they are in when they answer fastest.
+func theory(tr policy.Traits, cs []class, ps policy.Servers) [2]schema.Cell {
 	none := [2]schema.Cell{schema.Null(), schema.Null()}
 	n, b := counts(cs)
 	if b == 0 {
 		return none
 	}
-	switch id {
-	case policy.Random, policy.RoundRobin:
+	switch {
+	case tr.Family == policy.FamilyRandom || tr.Sequence == policy.RoundRobinSequence:
 		return [2]schema.Cell{schema.Float(float64(b) / float64(n)), schema.Str(SourceLoadBlind)}
-	case policy.SmoothWRR, policy.WRRExpanded:
-		if ps.Weight == nil {
-			return [2]schema.Cell{schema.Float(float64(b) / float64(n)), schema.Str(SourceLoadBlind)}
-		}
+	case tr.Sequence == policy.SmoothSequence || tr.Sequence == policy.ExpandedSequence:
 		total, broken := 0.0, 0.0
 		for _, c := range cs {
 			total += float64(c.count) * c.weight
@@ -492,7 +493,7 @@ func theory(id policy.ID, a policy.Args, cs []class, ps policy.Servers) [2]schem
 			}
 		}
 		return [2]schema.Cell{schema.Float(broken / total), schema.Str(SourceWeighted)}
-	case policy.EWMA:
+	case tr.Family == policy.FamilyLatencyScore:
 		// The broken servers must answer faster than any healthy server serves: then a broken candidate's score
 		// e·(outstanding+1) stays below every healthy one's s·(outstanding+1) while its in-flight count is below s/e − 1.
 		slowestBroken, fastestHealthy := 0.0, math.Inf(1)
@@ -506,7 +507,7 @@ func theory(id policy.ID, a policy.Args, cs []class, ps policy.Servers) [2]schem
 		if b == n || !(slowestBroken < fastestHealthy) {
 			return none
 		}
-		d := a.D
+		d := tr.D
 		if d == 0 {
 			d = n
 		}

@@ -74,9 +74,8 @@ func point(t testing.TB, classes []model.Record, lambda, horizon float64, pol st
 	}
 	p[pPolicy] = model.IntValue(int64(slices.Index(policy.Names(), pol)))
 	for i := pPolicy + 1; i < len(params); i++ {
-		if !e.Takes(params[i].Name) {
-			p[i] = model.Value{}
-		}
+		a, _ := e.Arg(params[i].Name)
+		p[i] = a.Default // null where e does not take it
 	}
 	for _, kv := range set {
 		name, v, _ := strings.Cut(kv, "=")
@@ -109,9 +108,10 @@ func point(t testing.TB, classes []model.Record, lambda, horizon float64, pol st
 // run simulates p with seed (run, 7) and returns the outcome, the policy's final state included.
 func run(p model.Point, seed uint64) outcome {
 	cs := classesOf(p)
-	pol := policy.Registry[p[pPolicy].I].New(policy.ArgsOf(params, p), policyServers(cs))
+	ps := policyServers(cs)
+	pc := configOf(p)
 	out, err := simulate(context.Background(), config{classes: cs, lambda: p[pLambda].F, horizon: p[pHorizon].F, warmup: p[pWarmup].F},
-		sim.NewStreams(model.Seed{Run: seed, Policy: 7}), pol)
+		sim.NewStreams(model.Seed{Run: seed, Policy: 7}), pc.New(ps), pc.Traits(ps).Observe)
 	if err != nil {
 		panic(err) // a background context is never done
 	}
@@ -306,32 +306,33 @@ func TestQueueTheory(t *testing.T) {
 	}
 }
 
-// foresight records what a round-robin policy is told at dispatch and at completion.
-type foresight struct {
-	n                 int
-	next              int
-	foreseen, learned [][]float64 // per server, in order
-	okSeen, okLearned [][]bool
+// recorder is a round-robin policy that records what it is told (policy.Observer), per server in order.
+type recorder struct {
+	n, next int
+	latency [][]float64
+	outcome [][]policy.Outcome
+	at      []float64 // when each observation was made
 }
 
-func (f *foresight) Pick(l *sim.Levels, _ *sim.Rand, _ float64) int {
+func newRecorder(n int) *recorder {
+	return &recorder{n: n, latency: make([][]float64, n), outcome: make([][]policy.Outcome, n)}
+}
+
+func (f *recorder) Pick(policy.View, policy.Request, *sim.Rand) int {
 	k := f.next
 	f.next = (f.next + 1) % f.n
 	return k
 }
 
-func (f *foresight) Foresee(k int, latency, _ float64, ok bool) {
-	f.foreseen[k] = append(f.foreseen[k], latency)
-	f.okSeen[k] = append(f.okSeen[k], ok)
+func (f *recorder) Observe(k int, latency, now float64, o policy.Outcome) {
+	f.latency[k] = append(f.latency[k], latency)
+	f.outcome[k] = append(f.outcome[k], o)
+	f.at = append(f.at, now)
 }
 
-func (f *foresight) Result(k int, latency, _ float64, ok bool) {
-	f.learned[k] = append(f.learned[k], latency)
-	f.okLearned[k] = append(f.okLearned[k], ok)
-}
-
-// What a policy foresees at dispatch is exactly what it later learns at the response (one slot: responses per server
-// come in dispatch order), outcome included, for every service distribution.
+// What a policy observing at dispatch is told is exactly what one observing at completion later learns (one slot:
+// responses per server come in dispatch order), outcome included, for every service distribution: the same run,
+// the same routing (round robin ignores what it learns), told at the two times.
 func TestForesightIsExact(t *testing.T) {
 	for _, service := range []string{"constant", "exponential", "lognormal"} {
 		set := []string{"service=" + service}
@@ -340,19 +341,27 @@ func TestForesightIsExact(t *testing.T) {
 		}
 		p := point(t, sinkhole(true), 0.32, 3000, "round_robin", append(set, "mean=10")...)
 		cs := classesOf(p)
-		f := &foresight{n: 4, foreseen: make([][]float64, 4), learned: make([][]float64, 4), okSeen: make([][]bool, 4),
-			okLearned: make([][]bool, 4)}
-		simulate(context.Background(), config{classes: cs, lambda: 0.32, horizon: 3000}, sim.NewStreams(model.Seed{Run: 3}), f)
+		seer, learner := newRecorder(4), newRecorder(4)
+		simulate(context.Background(), config{classes: cs, lambda: 0.32, horizon: 3000}, sim.NewStreams(model.Seed{Run: 3}), seer, policy.AtDispatch)
+		simulate(context.Background(), config{classes: cs, lambda: 0.32, horizon: 3000}, sim.NewStreams(model.Seed{Run: 3}), learner, policy.AtCompletion)
 		for k := range 4 {
-			if len(f.foreseen[k]) == 0 || !slices.Equal(f.foreseen[k], f.learned[k]) || !slices.Equal(f.okSeen[k], f.okLearned[k]) {
-				t.Errorf("%s, server %d: foreseen %d latencies, learned %d, or they differ", service, k, len(f.foreseen[k]),
-					len(f.learned[k]))
+			if len(seer.latency[k]) == 0 || !slices.Equal(seer.latency[k], learner.latency[k]) || !slices.Equal(seer.outcome[k], learner.outcome[k]) {
+				t.Errorf("%s, server %d: foreseen %d latencies, learned %d, or they differ", service, k, len(seer.latency[k]),
+					len(learner.latency[k]))
 			}
-			for _, ok := range f.okLearned[k] {
-				if ok != (k < 3) {
-					t.Fatalf("%s: server %d answered ok = %v", service, k, ok)
+			want := policy.OK
+			if k == 3 {
+				want = policy.Error
+			}
+			for _, o := range learner.outcome[k] {
+				if o != want {
+					t.Fatalf("%s: server %d answered %v, want %v", service, k, o, want)
 				}
 			}
+		}
+		// The two runs were told at different times: at dispatch, and at the responses.
+		if slices.Equal(seer.at, learner.at) {
+			t.Errorf("%s: observed at the same times at dispatch and at completion", service)
 		}
 	}
 }

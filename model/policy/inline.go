@@ -6,8 +6,9 @@ import (
 
 // Inline names a policy whose pick an engine may run in its own event loop, as a direct call chosen once per run,
 // instead of an interface call per arrival (the hot loop specialised per policy: issue "Speed", the C reference's
-// per-policy loop in shared/anchors/supermarket.c). Each inline pick is the function the policy's own Pick calls, so
-// the two draw the same random numbers and give the same server.
+// per-policy loop in shared/anchors/supermarket.c). Each inline pick is the function the policy's own Pick calls on a
+// view with no eligibility mask, so the two draw the same random numbers and give the same server; an engine that
+// sets View.Eligible must call Pick.
 type Inline uint8
 
 const (

@@ -1,12 +1,56 @@
 package policy
 
 import (
+	"lbsweep/model"
 	"lbsweep/model/sim"
 )
 
 const jsqdDoc = "JSQ(d), the power of d choices: sample d servers uniformly (distinct, or with replacement as Envoy's " +
 	"least request), join the shortest, ties uniformly at random (Mitzenmacher, IEEE TPDS 12(10), 2001; Vvedenskaya, " +
 	"Dobrushin & Karpelevich, 1996)"
+
+// jsqdArgs are jsq_d's arguments: d (required) and replacement (default false).
+var jsqdArgs = []Arg{
+	{Name: "d", Required: true},
+	{Name: "replacement", Default: model.BoolValue(false)},
+}
+
+// JSQdConfig is jsq_d's configuration.
+type JSQdConfig struct {
+	// D is the number of servers sampled per arrival, 1 ≤ D ≤ n (the `d` argument).
+	D int
+	// Replacement samples with replacement (Envoy's least request); false: D distinct servers.
+	Replacement bool
+}
+
+func buildJSQd(v Values) Config {
+	return JSQdConfig{D: int(v[argD].I), Replacement: v[argReplacement].B}
+}
+
+// Check implements Config: 1 ≤ d ≤ n. The survey's JSQ(d) samples d ≥ 1 servers, d = 1 being random dispatch
+// (Mitzenmacher, Richa & Sitaraman 2001, §4); more than n distinct samples do not exist, and with replacement d > n
+// is refused alike.
+func (c JSQdConfig) Check(s Servers) error {
+	if c.D < 1 || c.D > s.N {
+		return issue("d", "%d: need 1 ≤ d ≤ n (n = %d)", c.D, s.N)
+	}
+	return nil
+}
+
+// New implements Config.
+func (c JSQdConfig) New(Servers) Policy {
+	return &jsqd{d: c.D, replace: c.Replacement} // idx is built on first use: only large d needs it
+}
+
+// Traits implements Config: the JSQ(d) family; d = 1 (one sample) ignores the loads, an equal split. Eligibility is
+// not honored.
+func (c JSQdConfig) Traits(Servers) Traits {
+	t := Traits{Family: FamilyJSQd, D: c.D, Reads: c.D}
+	if c.D == 1 {
+		t.Split = SplitEqual
+	}
+	return t
+}
 
 // maxRejection is the largest d sampled by rejection (a linear duplicate check); larger d use partial Fisher–Yates.
 const maxRejection = 8
@@ -19,11 +63,10 @@ type jsqd struct {
 	idx     []int32 // large d without replacement: a permutation of 0..n−1 for partial Fisher–Yates
 }
 
-func newJSQd(a Args, _ Servers) Policy {
-	return &jsqd{d: a.D, replace: a.Replacement} // idx is built on first use: only large d needs it
-}
+// Pick implements Policy (the view's eligibility is ignored).
+func (p *jsqd) Pick(v View, _ Request, r *sim.Rand) int { return p.pick(v.Loads, r) }
 
-func (p *jsqd) Pick(l *sim.Levels, r *sim.Rand, _ float64) int {
+func (p *jsqd) pick(l *sim.Levels, r *sim.Rand) int {
 	n := l.N()
 	if p.replace {
 		best := r.IntN(n)

@@ -2,7 +2,9 @@ package policy
 
 import (
 	"math"
+	"math/bits"
 
+	"lbsweep/model"
 	"lbsweep/model/sim"
 )
 
@@ -34,18 +36,69 @@ type leastRequest struct {
 	nChoices jsqd // equal weights, N_CHOICES
 }
 
-func newLeastRequest(a Args, s Servers) Policy {
-	p := &leastRequest{fullScan: a.FullScan, bias: a.ActiveRequestBias,
-		nChoices: jsqd{d: a.ChoiceCount, replace: true}}
-	if s.Weight != nil {
-		for _, w := range s.Weight[1:] {
-			if w != s.Weight[0] {
-				p.weight = append([]float64(nil), s.Weight...)
-				break
-			}
+// leastRequestArgs are least_request's arguments, with Envoy's defaults.
+var leastRequestArgs = []Arg{
+	{Name: "choice_count", Default: model.IntValue(2)},
+	{Name: "full_scan", Default: model.BoolValue(false)},
+	{Name: "active_request_bias", Default: model.FloatValue(1)},
+}
+
+// LeastRequestConfig is least_request's configuration (Envoy v1.31.0,
+// api/envoy/extensions/load_balancing_policies/least_request/v3/least_request.proto).
+type LeastRequestConfig struct {
+	// ChoiceCount is the number of hosts sampled with replacement per pick (`choice_count`, default 2), 1 ≤
+	// ChoiceCount ≤ 2^20.
+	ChoiceCount int
+	// FullScan scans every host instead (`full_scan`: Envoy's selection_method = FULL_SCAN; default N_CHOICES).
+	FullScan bool
+	// ActiveRequestBias is the exponent of the dynamic weight weight/(active+1)^bias used when the static weights
+	// differ (`active_request_bias`, default 1), finite and ≥ 0.
+	ActiveRequestBias float64
+}
+
+func buildLeastRequest(v Values) Config {
+	return LeastRequestConfig{ChoiceCount: int(v[argChoiceCount].I), FullScan: v[argFullScan].B,
+		ActiveRequestBias: v[argActiveRequestBias].F}
+}
+
+// maxChoiceCount bounds choice_count (a pick costs choice_count reads).
+const maxChoiceCount = 1 << 20
+
+// Check implements Config: choice_count, active_request_bias and the weights.
+func (c LeastRequestConfig) Check(s Servers) error {
+	// Envoy: "The number of random healthy hosts from which the host with the fewest active requests will be chosen.
+	// Defaults to 2" and `[(validate.rules).uint32 = {gte: 2}]`. Deviation: 1 is accepted here, the load-blind
+	// baseline (one sample: random dispatch); the upper bound is ours (a pick costs choice_count reads).
+	if c.ChoiceCount < 1 || c.ChoiceCount > maxChoiceCount {
+		return issue("choice_count", "%d: need 1 ≤ choice_count ≤ %d", c.ChoiceCount, maxChoiceCount)
+	}
+	// Envoy: "active_request_bias must be greater than or equal to 0.0."
+	if !(c.ActiveRequestBias >= 0 && finite(c.ActiveRequestBias)) {
+		return issue("active_request_bias", "%v: need a finite bias ≥ 0", c.ActiveRequestBias)
+	}
+	return s.checkWeights()
+}
+
+// unequal returns the static weights when they differ, nil when they are all equal (Envoy's EDF mode is for unequal
+// weights only).
+func unequal(s Servers) []float64 {
+	if s.Weight == nil {
+		return nil
+	}
+	for _, w := range s.Weight[1:] {
+		if w != s.Weight[0] {
+			return s.Weight
 		}
 	}
-	if p.weight != nil {
+	return nil
+}
+
+// New implements Config.
+func (c LeastRequestConfig) New(s Servers) Policy {
+	p := &leastRequest{fullScan: c.FullScan, bias: c.ActiveRequestBias,
+		nChoices: jsqd{d: c.ChoiceCount, replace: true}}
+	if w := unequal(s); w != nil {
+		p.weight = append([]float64(nil), w...)
 		for k, w := range p.weight {
 			p.edf.add(w, int32(k))
 		}
@@ -53,7 +106,34 @@ func newLeastRequest(a Args, s Servers) Policy {
 	return p
 }
 
-func (p *leastRequest) Pick(l *sim.Levels, r *sim.Rand, now float64) int {
+// Traits implements Config. Load-aware, except where the picks ignore the loads: one sample with equal weights
+// (random), and with unequal weights a bias of 0, where Envoy "doesn't consider the number of active requests at the
+// time it picks a host and behaves like the Round Robin Load Balancer" (a weighted split). No theory family is
+// declared: N_CHOICES is JSQ(choice_count) with replacement and FULL_SCAN has JSQ's law, but the theory columns
+// beside least_request rows have always been null and declaring them would change the datasets. Eligibility is not
+// honored.
+func (c LeastRequestConfig) Traits(s Servers) Traits {
+	var t Traits
+	switch {
+	case unequal(s) != nil:
+		t.Reads = bits.Len(uint(s.N)) // the EDF heap: O(log n)
+		if c.ActiveRequestBias == 0 {
+			t.Split = SplitWeighted
+		}
+	case c.FullScan:
+		t.Reads = 1 // JSQ's law from the sorted levels
+	default:
+		t.Reads = c.ChoiceCount
+		if c.ChoiceCount == 1 {
+			t.Split = SplitEqual
+		}
+	}
+	return t
+}
+
+// Pick implements Policy (the view's eligibility is ignored).
+func (p *leastRequest) Pick(v View, _ Request, r *sim.Rand) int {
+	l := v.Loads
 	if p.weight != nil {
 		return p.edf.pickAndAdd(func(k int32) float64 {
 			w, active := p.weight[k], float64(l.Len(int(k)))+1
@@ -67,9 +147,9 @@ func (p *leastRequest) Pick(l *sim.Levels, r *sim.Rand, now float64) int {
 		})
 	}
 	if p.fullScan {
-		return jsq{}.Pick(l, r, now) // FULL_SCAN's law is JSQ's: a least-loaded host, ties uniform
+		return PickShortest(l, r) // FULL_SCAN's law is JSQ's: a least-loaded host, ties uniform
 	}
-	return p.nChoices.Pick(l, r, now) // N_CHOICES is JSQ(d) with replacement, d = choice_count
+	return p.nChoices.pick(l, r) // N_CHOICES is JSQ(d) with replacement, d = choice_count
 }
 
 // edf is Envoy's EdfScheduler (source/common/upstream/edf_scheduler.h): a min-heap of (deadline, insertion order),

@@ -3,6 +3,7 @@ package policy
 import (
 	"math"
 
+	"lbsweep/model"
 	"lbsweep/model/sim"
 )
 
@@ -26,13 +27,51 @@ type peakEWMA struct {
 	updated  []float64 // time of the last update per server
 }
 
-func newPeakEWMA(a Args, s Servers) Policy {
-	p := &peakEWMA{tau: a.Tau, estimate: make([]float64, s.N), updated: make([]float64, s.N)}
+// peakEWMAArgs are peak_ewma's arguments: tau (required) and default_rtt (default 1).
+var peakEWMAArgs = []Arg{
+	{Name: "tau", Required: true},
+	{Name: "default_rtt", Default: model.FloatValue(1)},
+}
+
+// PeakEWMAConfig is peak_ewma's configuration (tower 0.4.13, tower/src/load/peak_ewma.rs).
+type PeakEWMAConfig struct {
+	// Tau is the decay time constant of the RTT estimate, in the model's time unit (`tau`: tower's `decay`, Finagle's
+	// decayTime), finite and > 0.
+	Tau float64
+	// DefaultRTT is every server's estimate before its first response, in the model's time unit (`default_rtt`,
+	// default 1), finite and ≥ 0.
+	DefaultRTT float64
+}
+
+func buildPeakEWMA(v Values) Config {
+	return PeakEWMAConfig{Tau: v[argTau].F, DefaultRTT: v[argDefaultRTT].F}
+}
+
+// Check implements Config: tau and default_rtt.
+func (c PeakEWMAConfig) Check(Servers) error {
+	// tower PeakEwma::new: `debug_assert!(decay_ns > 0.0, "decay_ns must be positive")`.
+	if !(c.Tau > 0 && finite(c.Tau)) {
+		return issue("tau", "%v: need a finite decay time > 0", c.Tau)
+	}
+	// tower RttEstimate::new: `debug_assert!(0.0 < rtt_ns, "rtt must be positive")`. Deviation: 0 is accepted here
+	// (every server starts as if idle and fast; the first costs then tie at 0 and the first sampled wins).
+	if !(c.DefaultRTT >= 0 && finite(c.DefaultRTT)) {
+		return issue("default_rtt", "%v: need a finite default RTT ≥ 0", c.DefaultRTT)
+	}
+	return nil
+}
+
+// New implements Config.
+func (c PeakEWMAConfig) New(s Servers) Policy {
+	p := &peakEWMA{tau: c.Tau, estimate: make([]float64, s.N), updated: make([]float64, s.N)}
 	for k := range p.estimate {
-		p.estimate[k] = a.DefaultRTT
+		p.estimate[k] = c.DefaultRTT
 	}
 	return p
 }
+
+// Traits implements Config: load-aware, observes at completion, two reads per pick; eligibility is not honored.
+func (PeakEWMAConfig) Traits(Servers) Traits { return Traits{Observe: AtCompletion, Reads: 2} }
 
 func (p *peakEWMA) update(k int, rtt, now float64) float64 {
 	if p.estimate[k] < rtt {
@@ -49,7 +88,9 @@ func (p *peakEWMA) cost(l *sim.Levels, k int, now float64) float64 {
 	return p.update(k, 0, now) * float64(l.Len(k)+1)
 }
 
-func (p *peakEWMA) Pick(l *sim.Levels, r *sim.Rand, now float64) int {
+// Pick implements Policy (the view's eligibility is ignored).
+func (p *peakEWMA) Pick(v View, req Request, r *sim.Rand) int {
+	l, now := v.Loads, req.Now
 	n := l.N()
 	if n == 1 {
 		return 0
@@ -64,5 +105,6 @@ func (p *peakEWMA) Pick(l *sim.Levels, r *sim.Rand, now float64) int {
 	return b
 }
 
-// Done implements Observer: a response from server k after rtt, at time now.
-func (p *peakEWMA) Done(k int, rtt, now float64) { p.update(k, rtt, now) }
+// Observe implements Observer: a response from server k after rtt, at time now, whatever its outcome (tower's Handle
+// records the round trip when it is dropped, however the request ended).
+func (p *peakEWMA) Observe(k int, rtt, now float64, _ Outcome) { p.update(k, rtt, now) }

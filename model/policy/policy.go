@@ -1,55 +1,108 @@
 // Package policy holds the dispatch policies shared by every model that dispatches: one file per policy and one line
-// per policy in Registry. A policy sees the servers' loads through *sim.Levels (the true queue lengths, or a stale
-// board for models that show the dispatcher old information) and draws its own randomness from the run's dispatch
-// stream.
+// per policy in Registry. A policy sees one request and a View of the servers (their loads as its dispatcher sees
+// them: the true queue lengths or outstanding counts, or a stale board; and which servers are eligible) and draws its
+// own randomness from the run's dispatch stream. Each policy file declares its typed configuration (the arguments it
+// takes, their defaults and ranges, each check beside the rule of the source it follows), its build function, and the
+// facts models may ask of it (Traits) in place of switching on its identity.
+//
+// Times are in the model's time unit (the supermarket's mean service times, the fleet's ticks).
 package policy
 
 import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"lbsweep/model"
 	"lbsweep/model/sim"
 )
 
-// Policy picks the server, 0 ≤ k < l.N(), for one job arriving at time now (in the model's time unit). A Policy value
-// holds one run's policy state (a round-robin cursor, smooth WRR's current weights, peak-EWMA estimates) and is not
-// safe for concurrent use.
+// Request is the request being dispatched, as a policy sees it. The supermarket family's jobs have no key and one
+// client, so their requests are Request{Now: t}.
+type Request struct {
+	// Key is the request's key (a user id, a cache key): what hashing and affinity policies map to a server. Models
+	// without keys leave it 0.
+	Key uint64
+	// Client is the issuing client, ≥ 0 (0 in models with one client or an open-loop stream).
+	Client int32
+	// Attempt counts the earlier attempts of the same request: 0 for its first attempt, i for its i-th retry or hedge.
+	Attempt int32
+	// Now is the dispatch time, in the model's time unit.
+	Now float64
+}
+
+// View is what a policy sees of the servers when it picks. It is passed by value (four words, in registers), so a
+// model builds it at each pick from what it keeps, and a pick allocates nothing.
+type View struct {
+	// Loads holds one level per server, 0 ≤ k < Loads.N(): the load as this dispatcher sees it (the true queue lengths
+	// in the supermarket, the outstanding requests in the fleet, the board as last read in the bulletin board).
+	Loads *sim.Levels
+	// Eligible, when not nil, has one entry per server, false excluding the server from this pick (an open breaker,
+	// an ejected outlier, a server outside the dispatcher's subset); nil means every server is eligible. At least one
+	// server must be eligible. Only policies whose Traits.Eligibility is true honor it: a model that restricts
+	// eligibility must refuse the others.
+	Eligible []bool
+}
+
+// eligible reports whether server k may be picked in v.
+func (v View) eligible(k int) bool { return v.Eligible == nil || v.Eligible[k] }
+
+// Policy picks a server, 0 ≤ k < v.Loads.N(), for the request req (an eligible one, for policies whose
+// Traits.Eligibility is true). A Policy value holds one run's policy state (a round-robin cursor, smooth WRR's
+// current weights, peak-EWMA estimates) and is not safe for concurrent use.
 type Policy interface {
-	Pick(l *sim.Levels, r *sim.Rand, now float64) int
+	Pick(v View, req Request, r *sim.Rand) int
 }
 
-// Observer is implemented by policies that learn from responses (peak EWMA's round-trip times). The model calls Done
-// once per completed job, in time order: the job sent to server k completed at time now after rtt in the system
-// (its sojourn time: the round trip a client measures when the balancer-to-server hop takes no time). A model whose
-// requests can fail calls OutcomeObserver.Result instead when the policy has it.
+// Outcome is how a request sent to a server ended, as a policy that learns from responses is told (Observer). The
+// request-level world's outcomes (see DESIGN.md, "The request-level world"); a model reports the ones it has.
+type Outcome uint8
+
+// Outcomes.
+const (
+	// OK: the server answered with a success (2xx), after the latency reported.
+	OK Outcome = iota
+	// Error: the server answered with a failure (a 500), which takes time like a success: the fleet's broken servers
+	// (seed 000 §5.1).
+	Error
+	// Rejected: the server refused the request at admission (a 503 from a concurrency limiter or a full bounded
+	// queue), usually fast.
+	Rejected
+	// Timeout: the balancer stopped waiting (a 504 at the balancer) after the latency reported, the timeout; the
+	// server may still be working on it.
+	Timeout
+	// Cancelled: the request was withdrawn before its answer (a hedge whose twin answered first, a client that gave
+	// up): its latency says nothing about the server's speed.
+	Cancelled
+)
+
+// outcomeNames are the Outcomes' names, in order.
+var outcomeNames = []string{"ok", "error", "rejected", "timeout", "cancelled"}
+
+// String returns the outcome's snake_case name ("ok", "error", "rejected", "timeout", "cancelled").
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return fmt.Sprintf("Outcome(%d)", o)
+}
+
+// Observer is implemented by policies that learn from responses (peak_ewma's round-trip times, ewma_success's
+// success rate). The model calls Observe once per request sent, in time order, when the policy's Traits.Observe says:
+// at completion, with now the time the answer came and latency its round trip (the sojourn time where the hop to the
+// server takes no time); or at dispatch, right after Pick, with now the dispatch time and the request's eventual
+// latency and outcome (seed 000 §5.6's observe, "generous to the balancer"; only models that know them at dispatch can
+// run such a policy). Models where nothing fails report OK.
 type Observer interface {
-	Done(k int, rtt, now float64)
-}
-
-// OutcomeObserver is implemented by policies that learn from responses and their outcomes (ewma_success's success
-// rate). Models whose requests can fail (fleet) call Result once per response, in time order, in place of
-// Observer.Done: the request sent to server k was answered at time now after latency, and ok is false for a failure
-// (an error answer, which takes time like a success: seed 000 §5.1). Models where nothing fails call Done, which such
-// a policy treats as a success.
-type OutcomeObserver interface {
-	Result(k int, latency, now float64, ok bool)
-}
-
-// Foreseer is implemented by policies that can learn a request's latency and outcome at dispatch, before it has
-// happened, as seed 000's toy does (§5.6: observe is called with the eventual latency of a request that has just been
-// scheduled, "generous to the balancer"). Only a model that knows the completion time when it dispatches can call
-// Foresee (fleet: FIFO servers with the service time drawn at dispatch); it does so right after Pick, with now the
-// dispatch time. Models that cannot must refuse the arguments for which Entry.Foresees is true.
-type Foreseer interface {
-	Foresee(k int, latency, now float64, ok bool)
+	Observe(server int, latency, now float64, outcome Outcome)
 }
 
 // Sampler is implemented by policies that compare a set of candidates per pick (the scoring policies, with or without
-// power of d choices). Candidates returns the last pick's candidates in the order they were compared (every server
-// for a full scan); the slice is the policy's own and valid until the next Pick. It is instrumentation, as seed 000
-// §5.3's self.last: models use it to count how often a server won a sample it appeared in, and it changes no decision.
+// power of d choices). Candidates returns the last pick's candidates in the order they were compared (every eligible
+// server for a full scan); the slice is the policy's own and valid until the next Pick. It is instrumentation, as
+// seed 000 §5.3's self.last: models use it to count how often a server won a sample it appeared in, and it changes no
+// decision.
 type Sampler interface {
 	Candidates() []int
 }
@@ -58,7 +111,7 @@ type Sampler interface {
 type Servers struct {
 	N int // number of servers, ≥ 1
 	// Weight is each server's static weight (nginx's `weight=`, Envoy's load_balancing_weight), all > 0 and finite;
-	// nil means all equal. Models default it to the servers' service rates.
+	// nil means all equal. Models default it to the servers' service rates and pass nil when all are equal.
 	Weight []float64
 	// Latency is each server's configured response time in the model's time unit (its mean service time; for a
 	// server that fails every request, how long a failure takes), all > 0 and finite; nil means all 1. The seed's
@@ -82,6 +135,39 @@ func (s Servers) weight(k int) float64 {
 	return s.Weight[k]
 }
 
+// weights returns the static weights, one per server (all 1 when equal).
+func (s Servers) weights() []float64 {
+	w := make([]float64, s.N)
+	for k := range w {
+		w[k] = s.weight(k)
+	}
+	return w
+}
+
+// checkWeights validates s.Weight for a weighted policy; the error is a model.Issue for "weights" (the model names its
+// own parameter).
+func (s Servers) checkWeights() error {
+	if s.Weight == nil {
+		return nil
+	}
+	if len(s.Weight) != s.N {
+		return issue("weights", "%d weights for %d servers", len(s.Weight), s.N)
+	}
+	for k, w := range s.Weight {
+		if !(w > 0 && finite(w)) {
+			return issue("weights", "server %d: weight %v, need a finite weight > 0", k, w)
+		}
+	}
+	return nil
+}
+
+// issue is a model.Issue for the argument arg.
+func issue(arg, format string, v ...any) error {
+	return model.Issue{Param: arg, Message: fmt.Sprintf(format, v...)}
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
 // Tie is how a scoring policy breaks a tie on the lowest score (the `tie` argument; values in Params' choice order).
 type Tie uint8
 
@@ -94,182 +180,194 @@ const (
 	TieRandom
 )
 
-// Observe is when an EWMA policy observes a request's latency and outcome (the `observe` argument; values in Params'
-// choice order).
-type Observe uint8
+// When is when a model reports a request's latency and outcome to a policy that observes (Traits.Observe; the
+// `observe` argument chooses between AtCompletion and AtDispatch).
+type When uint8
 
 // Observation times.
 const (
-	// ObserveCompletion: when the response arrives, as a real client does (OutcomeObserver, Observer).
-	ObserveCompletion Observe = iota
-	// ObserveDispatch: at dispatch, with the request's eventual latency and outcome, as seed 000's toy does (§5.6;
-	// Foreseer). Only models that know them at dispatch can run it.
-	ObserveDispatch
+	// Never: the policy does not observe (it is no Observer).
+	Never When = iota
+	// AtCompletion: when the response arrives, as a real client does (observe = "completion").
+	AtCompletion
+	// AtDispatch: right after Pick, with the request's eventual latency and outcome, as seed 000's toy does (§5.6;
+	// observe = "dispatch"). Only models that know them at dispatch can run it (the fleet); the others refuse it.
+	AtDispatch
 )
 
-// Args are the typed arguments of every policy; each policy reads the ones its Entry lists.
-type Args struct {
-	// D is jsq_d's number of servers sampled, 1 ≤ D ≤ n; for the scoring policies (least_outstanding, ewma,
-	// ewma_success) the power-of-d sample size, 0 (d not set) meaning every server in list order.
-	D           int
-	Replacement bool // jsq_d: sample with replacement (Envoy's least-request sampling)
-	// least_request (Envoy): ChoiceCount hosts sampled with replacement (≥ 1, default 2); FullScan scans every host
-	// instead; ActiveRequestBias (≥ 0, default 1) is the exponent of the dynamic weight w/(active+1)^bias used when
-	// the static weights differ.
-	ChoiceCount       int
-	FullScan          bool
-	ActiveRequestBias float64
-	// peak_ewma (tower, Finagle): Tau > 0 is the decay time constant of the RTT estimate, DefaultRTT ≥ 0 the estimate
-	// before any response (both in the model's time unit).
-	Tau        float64
-	DefaultRTT float64
-	// Tie breaks ties on the lowest score (least_outstanding, ewma, ewma_success).
-	Tie Tie
-	// Alpha (ewma, ewma_success) is the weight of each observed latency, est ← (1−α)·est + α·latency, 0 < α ≤ 1.
-	Alpha float64
-	// Observe (ewma, ewma_success) is when latencies and outcomes are observed.
-	Observe Observe
+// Split is how a policy shares the arrivals among the servers when its picks ignore the loads.
+type Split uint8
+
+// Splits.
+const (
+	// LoadAware: the picks read the loads, so the share each server gets is not fixed in advance.
+	LoadAware Split = iota
+	// SplitEqual: the picks ignore the loads and every server gets 1/n of the arrivals in the long run.
+	SplitEqual
+	// SplitWeighted: the picks ignore the loads and server k gets Weight[k]/ΣWeight of the arrivals (1/n when
+	// Servers.Weight is nil).
+	SplitWeighted
+)
+
+// Sequence names the deterministic pick order of a policy that cycles through the servers whatever the loads.
+type Sequence uint8
+
+// Sequences.
+const (
+	// NoSequence: the picks are random or read the loads (or the policy names no closed-form order).
+	NoSequence Sequence = iota
+	// RoundRobinSequence: 0, 1, …, n−1, 0, … (round_robin; smooth_wrr and wrr_expanded with equal weights give the
+	// same sequence exactly: a test checks it). With Poisson arrivals each server then sees Erlang-n gaps (E_n/M/1).
+	RoundRobinSequence
+	// ExpandedSequence: the expanded list of the integer weights (IntegerWeights), server i w_i times in a row,
+	// cycled (wrr_expanded with unequal weights); its smoothness has the closed form in model/wrrseq.
+	ExpandedSequence
+	// SmoothSequence: nginx's smooth weighted round robin over unequal weights (smooth_wrr): w_i picks of server i
+	// per cycle of Σw, spread out; no closed form for its deviation.
+	SmoothSequence
+)
+
+// Family is the theory family a policy's pick law belongs to, so that models can choose a closed form without
+// knowing which policy it is. A policy need not declare one (NoFamily costs only the theory columns); it must never
+// declare a family whose law it does not follow.
+type Family uint8
+
+// Families.
+const (
+	// NoFamily: no declared law.
+	NoFamily Family = iota
+	// FamilyRandom: every pick uniform over the servers and independent of everything else, so Poisson arrivals
+	// split into n independent Poisson streams (n independent M/M/1 queues for exponential servers).
+	FamilyRandom
+	// FamilyJSQd: Traits.D servers sampled uniformly, the shortest queue joined, ties uniformly at random (the
+	// mean-field fixed point s_i = λ^((d^i−1)/(d−1)) as n → ∞; with or without replacement, the same limit).
+	FamilyJSQd
+	// FamilyJSQ: the shortest queue over every server, ties uniformly at random.
+	FamilyJSQ
+	// FamilyLatencyScore: the lowest configured-then-observed latency estimate × (outstanding + 1) over Traits.D
+	// distinct uniformly sampled servers (D = 0: every server), outcomes ignored, estimates starting at the servers'
+	// configured latencies (seed 000's ewma): a server that answers faster than every other serves wins every sample
+	// it is in (seed 000 §6.3).
+	FamilyLatencyScore
+)
+
+// Traits are the facts about a configured policy that models use in place of its identity: whether its split of the
+// arrivals is fixed (the instability check of unequal servers), its pick order and theory family (which closed form
+// applies), whether it honors eligibility, when it observes, and what a pick costs. The zero value is a load-aware
+// policy with no declared law that ignores eligibility, never observes and reads nothing.
+type Traits struct {
+	// Split is LoadAware unless the picks ignore the loads entirely (a registry test runs every policy on two
+	// different views with the same random numbers and checks the picks agree exactly when Split is not LoadAware).
+	// A load-blind policy whose long-run shares are neither equal nor ∝ weight has no Split to declare yet: add one
+	// (and teach the supermarket's shares about it) rather than declare LoadAware.
+	Split Split
+	// Sequence is the deterministic pick order, when there is one with a name.
+	Sequence Sequence
+	// Family is the theory family of the pick law; D is its sample size (FamilyJSQd: d ≥ 1; FamilyLatencyScore: d,
+	// 0 for every server).
+	Family Family
+	D      int
+	// Eligibility reports whether Pick honors View.Eligible (never picks an ineligible server; a registry test checks
+	// it). Models that restrict eligibility must refuse policies without it.
+	Eligibility bool
+	// Observe is when the model must report responses (Never unless the policy is an Observer).
+	Observe When
+	// Reads bounds the servers one pick reads with no eligibility mask: n for a full scan, d for a sample of d, 1 for
+	// jsq (its sorted levels give the shortest queue in O(1)), 0 for the policies that read none; the work per pick,
+	// in server reads.
+	Reads int
 }
 
-// Entry registers one policy.
-type Entry struct {
-	Name string   // snake_case, as specs and Parquet write it; never changes once released
-	Doc  string   // what it does and its source
-	Args []string // names of the Params it takes
-	// Required lists the arguments that have no default.
-	Required []string
-	// Weighted policies read Servers.Weight; the others ignore it.
-	Weighted bool
-	New      func(a Args, s Servers) Policy
+// Config is one policy's typed arguments, as its build function decodes them from a point. Each policy file declares
+// its own (JSQdConfig, LeastRequestConfig, …).
+type Config interface {
+	// Check validates the arguments for the servers s; the error is a model.Issue naming the argument, or "weights"
+	// when a weighted policy cannot use the servers' weights (the model names its own parameter). Rules quote their
+	// source.
+	Check(s Servers) error
+	// New returns one run's policy (one dispatcher's state) for the servers s; s must have passed Check.
+	New(s Servers) Policy
+	// Traits returns the facts models may ask of the policy over the servers s (s must have passed Check).
+	Traits(s Servers) Traits
 }
 
-// Params declares the policy arguments; they become nullable results columns (null for policies that do not take
-// them).
+// The argument columns, indices into Params and Values.
+const (
+	argD = iota
+	argReplacement
+	argChoiceCount
+	argFullScan
+	argActiveRequestBias
+	argTau
+	argDefaultRTT
+	argTie
+	argAlpha
+	argObserve
+	numArgs
+)
+
+// Params declares the policy arguments' columns, in this order (the results columns d, replacement, choice_count,
+// full_scan, active_request_bias, tau, default_rtt, tie, alpha, observe: null for the policies that do not take
+// them). Which policy takes which, and with what default, is the policy's own declaration (Entry.Args).
 var Params = []model.Param{
-	{Name: "d", Kind: model.Int, Policy: true,
+	argD: {Name: "d", Kind: model.Int, Policy: true,
 		Doc: "jsq_d: servers sampled per arrival, 1 ≤ d ≤ n; least_outstanding, ewma, ewma_success: power of d choices over the policy's score, d distinct servers sampled per arrival, 1 ≤ d ≤ n (null: every server, in list order); null for other policies"},
-	{Name: "replacement", Kind: model.Bool, Policy: true, Default: model.BoolValue(false),
+	argReplacement: {Name: "replacement", Kind: model.Bool, Policy: true,
 		Doc: "jsq_d: sample with replacement (default false: d distinct servers); null for other policies"},
-	{Name: "choice_count", Kind: model.Int, Policy: true, Default: model.IntValue(2),
+	argChoiceCount: {Name: "choice_count", Kind: model.Int, Policy: true,
 		Doc: "least_request: hosts sampled with replacement per pick (Envoy choice_count, default 2), ≥ 1; null for other policies"},
-	{Name: "full_scan", Kind: model.Bool, Policy: true, Default: model.BoolValue(false),
+	argFullScan: {Name: "full_scan", Kind: model.Bool, Policy: true,
 		Doc: "least_request: scan every host instead of sampling (Envoy selection_method FULL_SCAN); null for other policies"},
-	{Name: "active_request_bias", Kind: model.Float, Policy: true, Default: model.FloatValue(1),
+	argActiveRequestBias: {Name: "active_request_bias", Kind: model.Float, Policy: true,
 		Doc: "least_request with unequal weights: dynamic weight = weight/(active+1)^bias, bias ≥ 0 (Envoy, default 1); null for other policies"},
-	{Name: "tau", Kind: model.Float, Policy: true, Unit: "model time units",
+	argTau: {Name: "tau", Kind: model.Float, Policy: true, Unit: "model time units",
 		Doc: "peak_ewma: decay time constant of the RTT estimate, > 0 (tower decay, Finagle decayTime); null for other policies"},
-	{Name: "default_rtt", Kind: model.Float, Policy: true, Unit: "model time units", Default: model.FloatValue(1),
+	argDefaultRTT: {Name: "default_rtt", Kind: model.Float, Policy: true, Unit: "model time units",
 		Doc: "peak_ewma: RTT estimate before the first response, ≥ 0 (tower default_rtt; default 1); null for other policies"},
-	{Name: "tie", Kind: model.Enum, Choices: []string{"first", "random"}, Policy: true, Default: model.IntValue(int64(TieFirst)),
+	argTie: {Name: "tie", Kind: model.Enum, Choices: []string{"first", "random"}, Policy: true,
 		Doc: "least_outstanding, ewma, ewma_success: a tie on the lowest score goes to the first candidate (first: list order, or the random sample order with d; Python's min, seed 000 §5.3) or to a uniformly random one (random); null for other policies"},
-	{Name: "alpha", Kind: model.Float, Policy: true, Default: model.FloatValue(0.2),
+	argAlpha: {Name: "alpha", Kind: model.Float, Policy: true,
 		Doc: "ewma, ewma_success: weight of each observed latency, estimate ← (1−α)·estimate + α·latency, 0 < α ≤ 1 (seed 000 §5.4, default 0.2); null for other policies"},
-	{Name: "observe", Kind: model.Enum, Choices: []string{"completion", "dispatch"}, Policy: true, Default: model.IntValue(int64(ObserveCompletion)),
+	argObserve: {Name: "observe", Kind: model.Enum, Choices: []string{"completion", "dispatch"}, Policy: true,
 		Doc: "ewma, ewma_success: when a request's latency (and outcome) is observed: completion (when the response arrives, as real clients) or dispatch (its eventual latency at once, as seed 000's toy; fleet only); null for other policies"},
 }
 
-// ArgsOf reads the policy arguments from point p of a model whose parameters ps include Params (by name); arguments
-// the model lacks or that are null stay zero.
-func ArgsOf(ps []model.Param, p model.Point) Args {
-	get := func(name string) model.Value {
-		if i := model.Index(ps, name); i >= 0 {
-			return p[i]
-		}
-		return model.Value{}
-	}
-	return Args{
-		D:                 int(get("d").I),
-		Replacement:       get("replacement").B,
-		ChoiceCount:       int(get("choice_count").I),
-		FullScan:          get("full_scan").B,
-		ActiveRequestBias: get("active_request_bias").F,
-		Tau:               get("tau").F,
-		DefaultRTT:        get("default_rtt").F,
-		Tie:               Tie(get("tie").I),
-		Alpha:             get("alpha").F,
-		Observe:           Observe(get("observe").I),
-	}
+// Values are a point's policy arguments, one per column of Params in its order; null where the policy does not take
+// the argument, or takes it with no default and the spec left it out.
+type Values []model.Value
+
+// Arg declares one argument a policy takes: a column of Params and the policy's default for it.
+type Arg struct {
+	Name string // a column of Params
+	// Default is the value when the spec does not set the argument. Valid = false: no default, so the argument is
+	// Required or null has a meaning the policy documents (d for the scoring policies: every server).
+	Default  model.Value
+	Required bool // the spec must set it
 }
 
-// Foresees reports whether e with arguments a observes requests at dispatch (observe = dispatch), which only a model
-// that knows a request's latency and outcome when it dispatches can run (see Foreseer).
-func (e Entry) Foresees(a Args) bool { return e.Takes("observe") && a.Observe == ObserveDispatch }
-
-// Check validates the arguments e takes for the servers s; the error is a model.Issue naming the argument, or
-// "weights" when a weighted policy cannot use the servers' weights (the model names its own parameter).
-func (e Entry) Check(a Args, s Servers) error {
-	n := s.N
-	bad := func(arg, format string, v ...any) error {
-		return model.Issue{Param: arg, Message: fmt.Sprintf(format, v...)}
-	}
-	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
-	switch {
-	case e.Takes("d") && (a.D != 0 || slices.Contains(e.Required, "d")) && (a.D < 1 || a.D > n):
-		return bad("d", "%d: need 1 ≤ d ≤ n (n = %d)", a.D, n)
-	case e.Takes("choice_count") && (a.ChoiceCount < 1 || a.ChoiceCount > maxChoiceCount):
-		return bad("choice_count", "%d: need 1 ≤ choice_count ≤ %d", a.ChoiceCount, maxChoiceCount)
-	case e.Takes("active_request_bias") && !(a.ActiveRequestBias >= 0 && finite(a.ActiveRequestBias)):
-		return bad("active_request_bias", "%v: need a finite bias ≥ 0", a.ActiveRequestBias)
-	case e.Takes("tau") && !(a.Tau > 0 && finite(a.Tau)):
-		return bad("tau", "%v: need a finite decay time > 0", a.Tau)
-	case e.Takes("default_rtt") && !(a.DefaultRTT >= 0 && finite(a.DefaultRTT)):
-		return bad("default_rtt", "%v: need a finite default RTT ≥ 0", a.DefaultRTT)
-	case e.Takes("alpha") && !(a.Alpha > 0 && a.Alpha <= 1):
-		return bad("alpha", "%v: need 0 < alpha ≤ 1", a.Alpha)
-	}
-
-	if e.Weighted && s.Weight != nil {
-		if len(s.Weight) != n {
-			return bad("weights", "%d weights for %d servers", len(s.Weight), n)
-		}
-		for k, w := range s.Weight {
-			if !(w > 0 && finite(w)) {
-				return bad("weights", "server %d: weight %v, need a finite weight > 0", k, w)
-			}
-		}
-		if e.Name == "wrr_expanded" {
-			if _, err := IntegerWeights(s.Weight); err != nil {
-				return bad("weights", "wrr_expanded: %v", err)
-			}
-		}
-	}
-	return nil
+// Entry registers one policy: its name, doc, parameters and build function.
+type Entry struct {
+	Name string // snake_case, as specs and Parquet write it; never changes once released
+	Doc  string // what it does and its source
+	Args []Arg  // the arguments it takes, in Params order
+	// Build decodes the argument values v (Params order, Entry.Args' defaults applied) into the policy's Config.
+	Build func(v Values) Config
 }
 
-// maxChoiceCount bounds Envoy's choice_count (a pick costs choice_count reads).
-const maxChoiceCount = 1 << 20
-
-// ID is a policy's enum value: its index in Registry, as a model's "policy" parameter holds it.
-type ID int64
-
-// The registered policies' IDs, in Registry order (a test checks they match the names).
-const (
-	Random ID = iota
-	RoundRobin
-	JSQd
-	JSQ
-	SmoothWRR
-	WRRExpanded
-	LeastRequest
-	PeakEWMA
-	LeastOutstanding
-	EWMA
-	EWMASuccess
-)
-
-// Registry lists every policy, in the order `sweep -list` prints them. Index i is the policy's ID.
+// Registry lists every policy, in the order `sweep -list` prints them. Index i is the policy's value in a model's
+// "policy" parameter (model.Enum over Names()).
 var Registry = []Entry{
-	{Name: "random", Doc: randomDoc, New: newRandom},
-	{Name: "round_robin", Doc: roundRobinDoc, New: newRoundRobin},
-	{Name: "jsq_d", Doc: jsqdDoc, Args: []string{"d", "replacement"}, Required: []string{"d"}, New: newJSQd},
-	{Name: "jsq", Doc: jsqDoc, New: newJSQ},
-	{Name: "smooth_wrr", Doc: smoothWRRDoc, Weighted: true, New: newSmoothWRR},
-	{Name: "wrr_expanded", Doc: wrrExpandedDoc, Weighted: true, New: newWRRExpanded},
-	{Name: "least_request", Doc: leastRequestDoc, Args: []string{"choice_count", "full_scan", "active_request_bias"}, Weighted: true, New: newLeastRequest},
-	{Name: "peak_ewma", Doc: peakEWMADoc, Args: []string{"tau", "default_rtt"}, Required: []string{"tau"}, New: newPeakEWMA},
-	{Name: "least_outstanding", Doc: leastOutstandingDoc, Args: []string{"d", "tie"}, New: newLeastOutstanding},
-	{Name: "ewma", Doc: ewmaDoc, Args: []string{"d", "tie", "alpha", "observe"}, New: newEWMA},
-	{Name: "ewma_success", Doc: ewmaSuccessDoc, Args: []string{"d", "tie", "alpha", "observe"}, New: newEWMASuccess},
+	{Name: "random", Doc: randomDoc, Build: buildRandom},
+	{Name: "round_robin", Doc: roundRobinDoc, Build: buildRoundRobin},
+	{Name: "jsq_d", Doc: jsqdDoc, Args: jsqdArgs, Build: buildJSQd},
+	{Name: "jsq", Doc: jsqDoc, Build: buildJSQ},
+	{Name: "smooth_wrr", Doc: smoothWRRDoc, Build: buildSmoothWRR},
+	{Name: "wrr_expanded", Doc: wrrExpandedDoc, Build: buildWRRExpanded},
+	{Name: "least_request", Doc: leastRequestDoc, Args: leastRequestArgs, Build: buildLeastRequest},
+	{Name: "peak_ewma", Doc: peakEWMADoc, Args: peakEWMAArgs, Build: buildPeakEWMA},
+	{Name: "least_outstanding", Doc: leastOutstandingDoc, Args: leastOutstandingArgs, Build: buildLeastOutstanding},
+	{Name: "ewma", Doc: ewmaDoc, Args: ewmaArgs, Build: buildEWMA},
+	{Name: "ewma_success", Doc: ewmaSuccessDoc, Args: ewmaArgs, Build: buildEWMASuccess},
 }
 
 // Names returns the registered names in Registry order (the choices of a model's "policy" parameter).
@@ -291,12 +389,71 @@ func Lookup(name string) (Entry, bool) {
 	return Entry{}, false
 }
 
-// Takes reports whether e takes the argument named arg.
-func (e Entry) Takes(arg string) bool {
+// Arg returns e's declaration of the argument named name, and whether e takes it.
+func (e Entry) Arg(name string) (Arg, bool) {
 	for _, a := range e.Args {
-		if a == arg {
-			return true
+		if a.Name == name {
+			return a, true
 		}
 	}
-	return false
+	return Arg{}, false
 }
+
+// Takes reports whether e takes the argument named name.
+func (e Entry) Takes(name string) bool {
+	_, ok := e.Arg(name)
+	return ok
+}
+
+// Requires reports whether e takes the argument named name and it has no default.
+func (e Entry) Requires(name string) bool {
+	a, ok := e.Arg(name)
+	return ok && a.Required
+}
+
+// ArgNames returns the names of the arguments e takes, in Params order.
+func (e Entry) ArgNames() []string {
+	names := make([]string, len(e.Args))
+	for i, a := range e.Args {
+		names[i] = a.Name
+	}
+	return names
+}
+
+// Signature describes e's arguments for `sweep -list`: "d (required), replacement = false", or "-" for none.
+func (e Entry) Signature() string {
+	if len(e.Args) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(e.Args))
+	for i, a := range e.Args {
+		p := Params[slices.IndexFunc(Params, func(p model.Param) bool { return p.Name == a.Name })]
+		switch {
+		case a.Required:
+			parts[i] = a.Name + " (required)"
+		case a.Default.Valid:
+			parts[i] = a.Name + " = " + p.Format(a.Default)
+		default:
+			parts[i] = a.Name
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Values reads e's arguments from point p of a model whose parameters ps include Params (by name): the arguments e
+// takes, with e's defaults where p leaves them null; null for the arguments e does not take.
+func (e Entry) Values(ps []model.Param, p model.Point) Values {
+	v := make(Values, numArgs)
+	for _, a := range e.Args {
+		i := slices.IndexFunc(Params, func(p model.Param) bool { return p.Name == a.Name })
+		if j := model.Index(ps, a.Name); j >= 0 && p[j].Valid {
+			v[i] = p[j]
+		} else {
+			v[i] = a.Default
+		}
+	}
+	return v
+}
+
+// Configure decodes e's configuration from point p of a model whose parameters ps include Params (see Values).
+func (e Entry) Configure(ps []model.Param, p model.Point) Config { return e.Build(e.Values(ps, p)) }

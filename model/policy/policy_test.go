@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"lbsweep/model"
 	"lbsweep/model/sim"
 )
 
@@ -35,19 +37,57 @@ func levelsOf(lengths ...int) *sim.Levels {
 type variant struct {
 	name    string
 	e       Entry
-	a       Args
+	set     map[string]model.Value // arguments set, by name; the others take e's defaults (tau = 10)
 	ordered bool
 }
 
-// defaultArgs are the Params defaults, and tau = 10 (peak_ewma requires it).
-var defaultArgs = Args{ChoiceCount: 2, ActiveRequestBias: 1, DefaultRTT: 1, Tau: 10, Alpha: 0.2}
+// valuesOf returns e's argument values: e's defaults, tau = 10 (peak_ewma requires it), and set over them.
+func valuesOf(t testing.TB, e Entry, set map[string]model.Value) Values {
+	t.Helper()
+	ps := append([]model.Param{{Name: "policy"}}, Params...)
+	p := make(model.Point, len(ps))
+	if e.Takes("tau") {
+		p[model.Index(ps, "tau")] = model.FloatValue(10)
+	}
+	for name, v := range set {
+		i := model.Index(ps, name)
+		if i < 0 || !e.Takes(name) {
+			t.Fatalf("%s does not take %s", e.Name, name)
+		}
+		p[i] = v
+	}
+	return e.Values(ps, p)
+}
+
+// configOf returns the named policy's configuration with the arguments set (see valuesOf).
+func configOf(t testing.TB, name string, set map[string]model.Value) Config {
+	t.Helper()
+	e, ok := Lookup(name)
+	if !ok {
+		t.Fatalf("no policy %s", name)
+	}
+	return e.Build(valuesOf(t, e, set))
+}
+
+func (v variant) config(t testing.TB) Config { return v.e.Build(valuesOf(t, v.e, v.set)) }
+
+// policy returns the variant's checked policy over servers s.
+func (v variant) policy(t testing.TB, s Servers) Policy {
+	t.Helper()
+	c := v.config(t)
+	if err := c.Check(s); err != nil {
+		t.Fatalf("%s: %v", v.name, err)
+	}
+	return c.New(s)
+}
 
 // variants lists every registry entry with the arguments worth testing at n servers: jsq_d with d ∈ {1, 2, 3, n}
-// (those ≤ n) and replacement false and true; least_request with choice_count 1, 2, 3 and full scan; the scoring
-// policies (least_outstanding, ewma, ewma_success) with no d and d ∈ {1, 2, 3, n}, each with tie first and random,
-// and the EWMA ones also observing at dispatch; the others with the default arguments.
+// (those ≤ n) and replacement false and true; least_request with choice_count 1, 2, 3, full scan, and bias 0; the
+// scoring policies (least_outstanding, ewma, ewma_success) with no d and d ∈ {1, 2, 3, n}, each with tie first and
+// random, and the EWMA ones also observing at dispatch; the others with the default arguments.
 func variants(n int) []variant {
 	var vs []variant
+	i64 := func(x int) model.Value { return model.IntValue(int64(x)) }
 	for _, e := range Registry {
 		switch {
 		case e.Takes("replacement"):
@@ -56,9 +96,8 @@ func variants(n int) []variant {
 					continue
 				}
 				for _, repl := range []bool{false, true} {
-					a := defaultArgs
-					a.D, a.Replacement = d, repl
-					vs = append(vs, variant{name: fmt.Sprintf("%s(d=%d,replacement=%v)", e.Name, d, repl), e: e, a: a})
+					set := map[string]model.Value{"d": i64(d), "replacement": model.BoolValue(repl)}
+					vs = append(vs, variant{name: fmt.Sprintf("%s(d=%d,replacement=%v)", e.Name, d, repl), e: e, set: set})
 				}
 			}
 		case e.Takes("tie"):
@@ -67,31 +106,35 @@ func variants(n int) []variant {
 					continue
 				}
 				for _, tie := range []Tie{TieFirst, TieRandom} {
-					a := defaultArgs
-					a.D, a.Tie = d, tie
+					set := map[string]model.Value{"tie": i64(int(tie))}
+					if d > 0 {
+						set["d"] = i64(d)
+					}
 					name := fmt.Sprintf("%s(d=%d,tie=%d)", e.Name, d, tie)
-					vs = append(vs, variant{name: name, e: e, a: a, ordered: d == 0 && tie == TieFirst})
+					vs = append(vs, variant{name: name, e: e, set: set, ordered: d == 0 && tie == TieFirst})
 					if e.Takes("observe") {
-						a.Observe = ObserveDispatch
-						vs = append(vs, variant{name: name + "(observe=dispatch)", e: e, a: a, ordered: d == 0 && tie == TieFirst})
+						set := maps.Clone(set)
+						set["observe"] = i64(1) // dispatch
+						vs = append(vs, variant{name: name + "(observe=dispatch)", e: e, set: set, ordered: d == 0 && tie == TieFirst})
 					}
 				}
 			}
 		case e.Takes("choice_count"):
 			for _, c := range []int{1, 2, 3} {
-				a := defaultArgs
-				a.ChoiceCount = c
-				vs = append(vs, variant{name: fmt.Sprintf("%s(choice_count=%d)", e.Name, c), e: e, a: a})
+				vs = append(vs, variant{name: fmt.Sprintf("%s(choice_count=%d)", e.Name, c), e: e,
+					set: map[string]model.Value{"choice_count": i64(c)}})
 			}
-			a := defaultArgs
-			a.FullScan = true
-			vs = append(vs, variant{name: e.Name + "(full_scan)", e: e, a: a})
+			vs = append(vs, variant{name: e.Name + "(full_scan)", e: e, set: map[string]model.Value{"full_scan": model.BoolValue(true)}},
+				variant{name: e.Name + "(bias=0)", e: e, set: map[string]model.Value{"active_request_bias": model.FloatValue(0)}})
 		default:
-			vs = append(vs, variant{name: e.Name, e: e, a: defaultArgs})
+			vs = append(vs, variant{name: e.Name, e: e})
 		}
 	}
 	return vs
 }
+
+// view is a view of l with every server eligible.
+func view(l *sim.Levels) View { return View{Loads: l} }
 
 // chiSquare returns Pearson's statistic of the observed counts against expected probabilities, and the critical
 // value at alpha for len(counts)−1 degrees of freedom (gonum distuv.ChiSquared). Cells with probability 0 must be
@@ -129,7 +172,7 @@ func uniform(n int) []float64 {
 func histogram(p Policy, l *sim.Levels, r *sim.Rand) []int {
 	counts := make([]int, l.N())
 	for range picks {
-		counts[p.Pick(l, r, 0)]++
+		counts[p.Pick(view(l), Request{}, r)]++
 	}
 	return counts
 }
@@ -140,10 +183,10 @@ func TestRegistryPicksInRange(t *testing.T) {
 		for _, v := range variants(n) {
 			r := sim.NewRand(uint64(n), 1)
 			churn := sim.NewRand(uint64(n), 2)
-			p := v.e.New(v.a, Servers{N: n})
+			p := v.policy(t, Servers{N: n})
 			l := sim.NewLevels(n)
 			for i := range 2000 {
-				k := p.Pick(l, r, 0)
+				k := p.Pick(view(l), Request{Now: float64(i)}, r)
 				if k < 0 || k >= n {
 					t.Fatalf("n=%d %s: pick %d = %d, out of [0, %d)", n, v.name, i, k, n)
 				}
@@ -161,12 +204,12 @@ func TestRegistryPicksInRange(t *testing.T) {
 func TestRegistryDeterministic(t *testing.T) {
 	const n = 10
 	for _, v := range variants(n) {
-		pa, pb := v.e.New(v.a, Servers{N: n}), v.e.New(v.a, Servers{N: n})
+		pa, pb := v.policy(t, Servers{N: n}), v.policy(t, Servers{N: n})
 		ra, rb := sim.NewRand(9, 9), sim.NewRand(9, 9)
 		churn := sim.NewRand(9, 10)
 		l := sim.NewLevels(n)
 		for i := range 1000 {
-			a, b := pa.Pick(l, ra, 0), pb.Pick(l, rb, 0)
+			a, b := pa.Pick(view(l), Request{}, ra), pb.Pick(view(l), Request{}, rb)
 			if a != b {
 				t.Fatalf("%s: pick %d: %d vs %d from identical seeds", v.name, i, a, b)
 			}
@@ -191,7 +234,7 @@ func TestRegistryUniformWhenAlike(t *testing.T) {
 		l := levelsOf(lengths...)
 		for i, v := range variants(n) {
 			r := sim.NewRand(uint64(q), uint64(i))
-			counts := histogram(v.e.New(v.a, Servers{N: n}), l, r)
+			counts := histogram(v.policy(t, Servers{N: n}), l, r)
 			if v.ordered {
 				if counts[0] != picks {
 					t.Errorf("all at %d, %s: ties by list order, but only %d of %d picks went to server 0: %v", q, v.name,
@@ -209,13 +252,12 @@ func TestRegistryUniformWhenAlike(t *testing.T) {
 
 // TestRoundRobinSequence: 0, 1, …, n−1, 0, … whatever the loads.
 func TestRoundRobinSequence(t *testing.T) {
-	e, _ := Lookup("round_robin")
 	for _, n := range []int{1, 2, 7} {
-		p := e.New(Args{}, Servers{N: n})
+		p := RoundRobinConfig{}.New(Servers{N: n})
 		r := sim.NewRand(1, 1)
 		l := sim.NewLevels(n)
 		for i := range 5 * n {
-			if k := p.Pick(l, r, 0); k != i%n {
+			if k := p.Pick(view(l), Request{}, r); k != i%n {
 				t.Fatalf("n=%d: pick %d = %d, want %d", n, i, k, i%n)
 			}
 			// Load the server just picked heavily, and another one: round robin must not care.
@@ -229,14 +271,13 @@ func TestRoundRobinSequence(t *testing.T) {
 
 // TestJSQ: always a shortest queue, on a changing state; ties uniform among the tied servers.
 func TestJSQ(t *testing.T) {
-	e, _ := Lookup("jsq")
 	const n = 10
-	p := e.New(Args{}, Servers{N: n})
+	p := JSQConfig{}.New(Servers{N: n})
 	r := sim.NewRand(11, 11)
 	churn := sim.NewRand(11, 12)
 	l := sim.NewLevels(n)
 	for i := range 5000 {
-		k := p.Pick(l, r, 0)
+		k := p.Pick(view(l), Request{}, r)
 		if m, _ := l.Shortest(); l.Len(k) != m {
 			t.Fatalf("pick %d: server %d has %d jobs, the shortest has %d", i, k, l.Len(k), m)
 		}
@@ -264,8 +305,7 @@ func TestJSQ(t *testing.T) {
 }
 
 func jsqdOf(d int, replacement bool, n int) Policy {
-	e, _ := Lookup("jsq_d")
-	return e.New(Args{D: d, Replacement: replacement}, Servers{N: n})
+	return JSQdConfig{D: d, Replacement: replacement}.New(Servers{N: n})
 }
 
 // TestJSQdFullSample: with d = n distinct samples, JSQ(d) is JSQ: always a shortest queue.
@@ -276,7 +316,7 @@ func TestJSQdFullSample(t *testing.T) {
 		churn := sim.NewRand(uint64(n), 14)
 		l := sim.NewLevels(n)
 		for i := range 3000 {
-			k := p.Pick(l, r, 0)
+			k := p.Pick(view(l), Request{}, r)
 			if m, _ := l.Shortest(); l.Len(k) != m {
 				t.Fatalf("n=%d pick %d: server %d has %d jobs, the shortest has %d", n, i, k, l.Len(k), m)
 			}
@@ -346,11 +386,17 @@ func TestRegistryEntries(t *testing.T) {
 	if len(names) != len(Registry) {
 		t.Fatalf("Names() has %d names, Registry %d entries", len(names), len(Registry))
 	}
-	params := map[string]bool{}
+	if len(Params) != numArgs {
+		t.Fatalf("Params has %d columns, the arg constants %d", len(Params), numArgs)
+	}
+	params := map[string]model.Param{}
 	for _, p := range Params {
-		params[p.Name] = true
+		params[p.Name] = p
 		if !p.Policy {
 			t.Errorf("Params: %s is not marked Policy", p.Name)
+		}
+		if p.Default.Valid {
+			t.Errorf("Params: %s has a column default; defaults are the policies' (Entry.Args)", p.Name)
 		}
 	}
 	taken := map[string]bool{}
@@ -369,31 +415,44 @@ func TestRegistryEntries(t *testing.T) {
 		if e.Doc == "" {
 			t.Errorf("%s: empty Doc", e.Name)
 		}
-		if e.New == nil {
-			t.Errorf("%s: nil New", e.Name)
+		if e.Build == nil {
+			t.Errorf("%s: nil Build", e.Name)
 		}
 		got, ok := Lookup(e.Name)
-		if !ok || got.Name != e.Name || got.Doc != e.Doc || !slices.Equal(got.Args, e.Args) {
+		if !ok || got.Name != e.Name || got.Doc != e.Doc || !slices.Equal(got.ArgNames(), e.ArgNames()) {
 			t.Errorf("Lookup(%q) = %+v, %v; want Registry[%d]", e.Name, got.Name, ok, i)
 		}
+		last := -1
 		for _, a := range e.Args {
-			if !params[a] {
-				t.Errorf("%s takes %q, which is not in policy.Params", e.Name, a)
+			p, ok := params[a.Name]
+			if !ok {
+				t.Errorf("%s takes %q, which is not in policy.Params", e.Name, a.Name)
+				continue
 			}
-			if !e.Takes(a) {
-				t.Errorf("%s: Takes(%q) = false, but Args lists it", e.Name, a)
+			if at := slices.IndexFunc(Params, func(q model.Param) bool { return q.Name == a.Name }); at <= last {
+				t.Errorf("%s: Args not in Params order at %q", e.Name, a.Name)
+			} else {
+				last = at
 			}
-			taken[a] = true
+			if !e.Takes(a.Name) || e.Requires(a.Name) != a.Required {
+				t.Errorf("%s: Takes/Requires(%q) disagree with Args", e.Name, a.Name)
+			}
+			if a.Required && a.Default.Valid {
+				t.Errorf("%s: %s is required but has a default", e.Name, a.Name)
+			}
+			if a.Default.Valid && p.Kind == model.Enum && (a.Default.I < 0 || int(a.Default.I) >= len(p.Choices)) {
+				t.Errorf("%s: default of %s: choice %d of %v", e.Name, a.Name, a.Default.I, p.Choices)
+			}
+			taken[a.Name] = true
 		}
-		for _, a := range e.Required {
-			if !slices.Contains(e.Args, a) {
-				t.Errorf("%s requires %q, which is not among its Args %v", e.Name, a, e.Args)
+		if !slices.Equal(e.ArgNames(), func() []string {
+			var ns []string
+			for _, a := range e.Args {
+				ns = append(ns, a.Name)
 			}
-		}
-		for p := range params {
-			if e.Takes(p) != slices.Contains(e.Args, p) {
-				t.Errorf("%s: Takes(%q) = %v disagrees with Args %v", e.Name, p, e.Takes(p), e.Args)
-			}
+			return ns
+		}()) {
+			t.Errorf("%s: ArgNames %v", e.Name, e.ArgNames())
 		}
 	}
 	for p := range params {
@@ -404,12 +463,21 @@ func TestRegistryEntries(t *testing.T) {
 	if e, ok := Lookup("no_such_policy"); ok {
 		t.Errorf("Lookup(no_such_policy) = %+v, true; want false", e)
 	}
-	if e, _ := Lookup("jsq_d"); !e.Takes("d") || !e.Takes("replacement") || e.Takes("n") {
-		t.Errorf("jsq_d: Takes(d, replacement, n) = %v, %v, %v; want true, true, false", e.Takes("d"),
-			e.Takes("replacement"), e.Takes("n"))
+	if e, _ := Lookup("jsq_d"); !e.Takes("d") || !e.Requires("d") || !e.Takes("replacement") || e.Requires("replacement") || e.Takes("n") {
+		t.Errorf("jsq_d: Takes/Requires wrong: %+v", e.Args)
 	}
 	if e, _ := Lookup("random"); e.Takes("d") {
 		t.Errorf("random: Takes(d) = true")
+	}
+	for name, want := range map[string]string{
+		"random":        "-",
+		"jsq_d":         "d (required), replacement = false",
+		"least_request": "choice_count = 2, full_scan = false, active_request_bias = 1",
+		"ewma":          "d, tie = first, alpha = 0.2, observe = completion",
+	} {
+		if e, _ := Lookup(name); e.Signature() != want {
+			t.Errorf("%s: Signature() = %q, want %q", name, e.Signature(), want)
+		}
 	}
 }
 
@@ -434,11 +502,11 @@ func TestJSQdRejectionSampler(t *testing.T) {
 			l.Up(k, 0)
 		}
 	}
-	p := newJSQd(Args{D: d}, Servers{N: n})
+	p := JSQdConfig{D: d}.New(Servers{N: n})
 	r := sim.NewRand(21, 22)
 	counts := make([]int, n)
 	for range picks {
-		counts[p.Pick(l, r, 0)]++
+		counts[p.Pick(view(l), Request{}, r)]++
 	}
 	z := distuv.UnitNormal.Quantile(1 - alphaPolicyRejection/2)
 	check := func(what string, got int, prob float64) {
@@ -450,19 +518,5 @@ func TestJSQdRejectionSampler(t *testing.T) {
 	check("empty server", counts[0], float64(d)/n)
 	for k := 1; k < n; k++ {
 		check(fmt.Sprintf("server %d", k), counts[k], (1-float64(d)/n)/(n-1))
-	}
-}
-
-// Every ID constant names its Registry entry, and every entry has one (policy.go says a test checks they match).
-func TestIDs(t *testing.T) {
-	for id, name := range map[ID]string{Random: "random", RoundRobin: "round_robin", JSQd: "jsq_d", JSQ: "jsq",
-		SmoothWRR: "smooth_wrr", WRRExpanded: "wrr_expanded", LeastRequest: "least_request", PeakEWMA: "peak_ewma",
-		LeastOutstanding: "least_outstanding", EWMA: "ewma", EWMASuccess: "ewma_success"} {
-		if Registry[id].Name != name {
-			t.Errorf("Registry[%d] is %s, want %s", id, Registry[id].Name, name)
-		}
-	}
-	if len(Registry) != 11 {
-		t.Errorf("Registry has %d entries, TestIDs names 11: add the new ID", len(Registry))
 	}
 }

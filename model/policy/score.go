@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"lbsweep/model"
 	"lbsweep/model/sim"
 )
 
@@ -13,12 +14,16 @@ import (
 //
 // Sampling is a partial Fisher–Yates shuffle of a persistent permutation of 0..n−1: each pick's first d entries are a
 // uniformly random ordered d-subset, whatever order earlier picks left behind (d draws per pick).
+//
+// With an eligibility mask the candidates are the eligible servers in list order (d = 0), or min(d, m) of the m
+// eligible ones sampled the same way from the eligible list (O(n) per pick to build it).
 type scorer struct {
 	d    int
 	tie  Tie
 	all  []int // 0..n−1: a full scan's candidates
 	perm []int // the permutation sampled from (d > 0)
 	cand []int // the last pick's candidates
+	elig []int // with an eligibility mask: the eligible servers
 }
 
 // scores is what a scoring policy supplies: server k's score now (lower is better).
@@ -26,8 +31,48 @@ type scores interface {
 	score(l *sim.Levels, k int) float64
 }
 
-func newScorer(a Args, n int) scorer {
-	s := scorer{d: a.D, tie: a.Tie, all: make([]int, n)}
+// ScoreConfig is the candidate rule the scoring policies share: the `d` and `tie` arguments.
+type ScoreConfig struct {
+	// D is the power-of-d sample size, 1 ≤ D ≤ n, or 0 (d null) for every server in list order.
+	D int
+	// Tie breaks ties on the lowest score (`tie`, default first).
+	Tie Tie
+}
+
+// scoreArgs are the arguments of ScoreConfig: d (null: every server) and tie (default first).
+var scoreArgs = []Arg{
+	{Name: "d"},
+	{Name: "tie", Default: model.IntValue(int64(TieFirst))},
+}
+
+func scoreConfigOf(v Values) ScoreConfig {
+	return ScoreConfig{D: int(v[argD].I), Tie: Tie(v[argTie].I)}
+}
+
+// check validates d: null, or 1 ≤ d ≤ n distinct servers (seed 000 §5.3's rng.sample(fleet, d), which raises
+// ValueError "Sample larger than population or is negative" for d > n).
+func (c ScoreConfig) check(s Servers) error {
+	if c.D != 0 && (c.D < 1 || c.D > s.N) {
+		return issue("d", "%d: need 1 ≤ d ≤ n (n = %d)", c.D, s.N)
+	}
+	return nil
+}
+
+// traits are the facts the candidate rule decides: one candidate (d = 1) ignores the loads; a full scan reads every
+// server; eligibility is honored.
+func (c ScoreConfig) traits(s Servers) Traits {
+	t := Traits{Eligibility: true, Reads: c.D}
+	if c.D == 0 {
+		t.Reads = s.N
+	}
+	if c.D == 1 {
+		t.Split = SplitEqual
+	}
+	return t
+}
+
+func newScorer(c ScoreConfig, n int) scorer {
+	s := scorer{d: c.D, tie: c.Tie, all: make([]int, n)}
 	for k := range s.all {
 		s.all[k] = k
 	}
@@ -38,9 +83,29 @@ func newScorer(a Args, n int) scorer {
 }
 
 // pick returns the candidate with the lowest score under f.
-func (s *scorer) pick(l *sim.Levels, r *sim.Rand, f scores) int {
+func (s *scorer) pick(v View, r *sim.Rand, f scores) int {
 	cand := s.all
-	if s.d > 0 {
+	switch {
+	case v.Eligible != nil:
+		s.elig = s.elig[:0]
+		for k, ok := range v.Eligible {
+			if ok {
+				s.elig = append(s.elig, k)
+			}
+		}
+		if len(s.elig) == 0 {
+			panic("policy: scoring policy: no eligible server")
+		}
+		cand = s.elig
+		if s.d > 0 {
+			d := min(s.d, len(cand))
+			for j := range d {
+				i := j + r.IntN(len(cand)-j)
+				cand[j], cand[i] = cand[i], cand[j]
+			}
+			cand = cand[:d]
+		}
+	case s.d > 0:
 		n := len(s.perm)
 		for j := range s.d {
 			i := j + r.IntN(n-j)
@@ -49,6 +114,7 @@ func (s *scorer) pick(l *sim.Levels, r *sim.Rand, f scores) int {
 		cand = s.perm[:s.d]
 	}
 	s.cand = cand
+	l := v.Loads
 	best, low, tied := cand[0], f.score(l, cand[0]), 1
 	for _, k := range cand[1:] {
 		switch x := f.score(l, k); {

@@ -7,15 +7,22 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"lbsweep/model"
 	"lbsweep/model/sim"
 )
 
-func scoringOf(name string, a Args, s Servers) Policy {
-	e, _ := Lookup(name)
-	if a.Alpha == 0 {
-		a.Alpha = 0.2
+// scoringOf returns the named scoring policy with candidate rule c over s (ewma and ewma_success: alpha 0.2,
+// observed at completion).
+func scoringOf(name string, c ScoreConfig, s Servers) Policy {
+	switch name {
+	case "least_outstanding":
+		return LeastOutstandingConfig{c}.New(s)
+	case "ewma":
+		return EWMAConfig{ScoreConfig: c, Alpha: 0.2, Observe: AtCompletion}.New(s)
+	case "ewma_success":
+		return EWMAConfig{ScoreConfig: c, Alpha: 0.2, Observe: AtCompletion, Success: true}.New(s)
 	}
-	return e.New(a, s)
+	panic("no scoring policy " + name)
 }
 
 // least_outstanding scans in list order: tie = first always takes the first least-loaded server (seed 000 §5.3's
@@ -23,7 +30,7 @@ func scoringOf(name string, a Args, s Servers) Policy {
 func TestLeastOutstandingTies(t *testing.T) {
 	l := levelsOf(3, 1, 4, 1, 5, 9, 2, 6, 1, 3)
 	r := sim.NewRand(41, 41)
-	first := scoringOf("least_outstanding", Args{Tie: TieFirst}, Servers{N: 10})
+	first := scoringOf("least_outstanding", ScoreConfig{Tie: TieFirst}, Servers{N: 10})
 	if counts := histogram(first, l, r); counts[1] != picks {
 		t.Errorf("tie = first: %v, want every pick on server 1", counts)
 	}
@@ -31,7 +38,7 @@ func TestLeastOutstandingTies(t *testing.T) {
 	for _, k := range []int{1, 3, 8} {
 		probs[k] = 1.0 / 3
 	}
-	counts := histogram(scoringOf("least_outstanding", Args{Tie: TieRandom}, Servers{N: 10}), l, r)
+	counts := histogram(scoringOf("least_outstanding", ScoreConfig{Tie: TieRandom}, Servers{N: 10}), l, r)
 	if stat, crit := chiSquare(t, counts, probs); stat > crit {
 		t.Errorf("tie = random: chi-square %.1f > %.1f (alpha %v): counts %v", stat, crit, alpha, counts)
 	}
@@ -49,7 +56,7 @@ func TestScoredSampleLaws(t *testing.T) {
 		{[]int{1, 0, 0, 2}, TieFirst, []float64{1.0 / 6, 2.5 / 6, 2.5 / 6, 0}},
 		{[]int{1, 0, 0, 2}, TieRandom, []float64{1.0 / 6, 2.5 / 6, 2.5 / 6, 0}},
 	} {
-		p := scoringOf("least_outstanding", Args{D: 2, Tie: c.tie}, Servers{N: len(c.lengths)})
+		p := scoringOf("least_outstanding", ScoreConfig{D: 2, Tie: c.tie}, Servers{N: len(c.lengths)})
 		counts := histogram(p, levelsOf(c.lengths...), sim.NewRand(43, uint64(i)))
 		if stat, crit := chiSquare(t, counts, c.probs); stat > crit {
 			t.Errorf("lengths %v, tie %d: chi-square %.1f > %.1f (alpha %v): counts %v, want %v", c.lengths, c.tie, stat,
@@ -73,11 +80,11 @@ func TestBlastRadius(t *testing.T) {
 		lat[fast] = 1
 		l := sim.NewLevels(n)
 		for d := 1; d <= n; d++ {
-			p := scoringOf("ewma", Args{D: d}, Servers{N: n, Latency: lat})
+			p := scoringOf("ewma", ScoreConfig{D: d}, Servers{N: n, Latency: lat})
 			r := sim.NewRand(uint64(n), uint64(d))
 			won := 0
 			for i := range picks {
-				k := p.Pick(l, r, 0)
+				k := p.Pick(view(l), Request{}, r)
 				cand := p.(Sampler).Candidates()
 				if len(cand) != d || len(slices.Compact(slices.Sorted(slices.Values(cand)))) != d {
 					t.Fatalf("N=%d d=%d pick %d: candidates %v, want %d distinct", n, d, i, cand, d)
@@ -102,25 +109,21 @@ func TestBlastRadius(t *testing.T) {
 	}
 }
 
-// The estimate moves toward each observation with weight alpha, when the policy observes: at completion (Result,
-// Done) by default, at dispatch (Foresee) with observe = dispatch, never both. ewma never reads the outcome (seed 000
-// §5.4's test_the_balancer_never_reads_the_outcome: equal latencies with opposite verdicts give equal estimates and
-// scores); ewma_success divides the score by (ok+1)/(ok+err+2).
+// The estimate moves toward each observation with weight alpha, whenever the model calls Observe (at completion by
+// default, at dispatch with observe = dispatch: Traits.Observe tells the model which; the fleet's tests check both
+// times). ewma never reads the outcome (seed 000 §5.4's test_the_balancer_never_reads_the_outcome: equal latencies
+// with opposite verdicts give equal estimates and scores); ewma_success divides the score by (ok+1)/(ok+err+2),
+// counting OK as a success and every other outcome as a failure.
 func TestEWMAObservations(t *testing.T) {
 	const a = 0.25
-	for _, observe := range []Observe{ObserveCompletion, ObserveDispatch} {
-		p := scoringOf("ewma", Args{Alpha: a, Observe: observe}, Servers{N: 2, Latency: []float64{8, 8}}).(*ewma)
-		learn, ignored := p.Result, p.Foresee
-		if observe == ObserveDispatch {
-			learn, ignored = p.Foresee, p.Result
+	for _, observe := range []When{AtCompletion, AtDispatch} {
+		c := EWMAConfig{Alpha: a, Observe: observe}
+		if got := c.Traits(Servers{N: 2}).Observe; got != observe {
+			t.Errorf("observe %d: Traits.Observe = %d", observe, got)
 		}
-		ignored(0, 100, 0, true)
-		ignored(1, 100, 0, false)
-		if p.est[0] != 8 || p.est[1] != 8 {
-			t.Fatalf("observe %d: the other hook moved the estimates to %v", observe, p.est)
-		}
-		learn(0, 4, 1, true)
-		learn(1, 4, 1, false)
+		p := c.New(Servers{N: 2, Latency: []float64{8, 8}}).(*ewma)
+		p.Observe(0, 4, 1, OK)
+		p.Observe(1, 4, 1, Error)
 		want := (1-a)*8 + a*4
 		if p.est[0] != want || p.est[1] != want {
 			t.Errorf("observe %d: estimates %v, want both %v", observe, p.est, want)
@@ -130,52 +133,54 @@ func TestEWMAObservations(t *testing.T) {
 			t.Errorf("observe %d: scores %v, %v, want both %v", observe, s0, s1, want*2)
 		}
 	}
-	p := scoringOf("ewma", Args{}, Servers{N: 1}).(*ewma)
-	p.Done(0, 6, 1)
+	p := scoringOf("ewma", ScoreConfig{}, Servers{N: 1}).(*ewma)
+	p.Observe(0, 6, 1, OK)
 	if want := 0.8*1 + 0.2*6; p.est[0] != want {
-		t.Errorf("Done: estimate %v, want %v", p.est[0], want)
+		t.Errorf("Observe: estimate %v, want %v", p.est[0], want)
 	}
 
-	s := scoringOf("ewma_success", Args{}, Servers{N: 2, Latency: []float64{2, 2}}).(*ewma)
+	s := scoringOf("ewma_success", ScoreConfig{}, Servers{N: 2, Latency: []float64{2, 2}}).(*ewma)
 	s.est[0], s.ok[0], s.err[0] = 2, 3, 1
 	if got, want := s.score(levelsOf(1, 0), 0), 2*2/(4.0/6); math.Abs(got-want) > 1e-12 {
 		t.Errorf("ewma_success score %v, want %v", got, want)
 	}
-	s.Result(1, 2, 0, false)
-	s.Done(1, 2, 0)
-	if ok, bad := s.Outcomes(); ok[1] != 1 || bad[1] != 1 {
-		t.Errorf("ewma_success counts ok %v, err %v; want 1 and 1 for server 1", ok, bad)
+	for _, o := range []Outcome{Error, OK, Rejected, Timeout, Cancelled} {
+		s.Observe(1, 2, 0, o)
+	}
+	if ok, bad := s.Outcomes(); ok[1] != 1 || bad[1] != 4 {
+		t.Errorf("ewma_success counts ok %v, err %v; want 1 and 4 for server 1", ok, bad)
 	}
 }
 
-// A d outside 1..n is refused; no d is every server, for the scoring policies only.
+// A d outside 1..n is refused; no d is every server, for the scoring policies only; alpha in (0, 1].
 func TestScoringArgs(t *testing.T) {
+	i64 := func(x int64) model.Value { return model.IntValue(x) }
 	for _, c := range []struct {
 		name  string
-		a     Args
+		set   map[string]model.Value
 		valid bool
 	}{
-		{"ewma", Args{Alpha: 0.2}, true},
-		{"ewma", Args{Alpha: 0.2, D: 4}, true},
-		{"ewma", Args{Alpha: 0.2, D: 5}, false},
-		{"ewma", Args{Alpha: 0.2, D: -1}, false},
-		{"ewma", Args{Alpha: 0}, false},
-		{"ewma", Args{Alpha: 1}, true},
-		{"ewma_success", Args{Alpha: 1.5}, false},
-		{"least_outstanding", Args{}, true},
-		{"least_outstanding", Args{D: 5}, false},
-		{"jsq_d", Args{}, false},
+		{"ewma", nil, true},
+		{"ewma", map[string]model.Value{"d": i64(4)}, true},
+		{"ewma", map[string]model.Value{"d": i64(5)}, false},
+		{"ewma", map[string]model.Value{"d": i64(-1)}, false},
+		{"ewma", map[string]model.Value{"alpha": model.FloatValue(0)}, false},
+		{"ewma", map[string]model.Value{"alpha": model.FloatValue(1)}, true},
+		{"ewma_success", map[string]model.Value{"alpha": model.FloatValue(1.5)}, false},
+		{"least_outstanding", nil, true},
+		{"least_outstanding", map[string]model.Value{"d": i64(5)}, false},
+		{"jsq_d", nil, false},
 	} {
-		e, _ := Lookup(c.name)
-		if err := e.Check(c.a, Servers{N: 4}); (err == nil) != c.valid {
-			t.Errorf("%s %+v: Check = %v, want valid %v", c.name, c.a, err, c.valid)
+		if err := configOf(t, c.name, c.set).Check(Servers{N: 4}); (err == nil) != c.valid {
+			t.Errorf("%s %v: Check = %v, want valid %v", c.name, c.set, err, c.valid)
 		}
 	}
-	e, _ := Lookup("ewma")
-	if !e.Foresees(Args{Observe: ObserveDispatch}) || e.Foresees(Args{}) {
-		t.Errorf("ewma: Foresees wrong")
+	dispatch := map[string]model.Value{"observe": i64(1)}
+	if configOf(t, "ewma", dispatch).Traits(Servers{N: 4}).Observe != AtDispatch ||
+		configOf(t, "ewma", nil).Traits(Servers{N: 4}).Observe != AtCompletion {
+		t.Errorf("ewma: Traits.Observe wrong")
 	}
-	if e, _ := Lookup("jsq_d"); e.Foresees(Args{Observe: ObserveDispatch}) {
-		t.Errorf("jsq_d foresees")
+	if configOf(t, "jsq_d", map[string]model.Value{"d": i64(2)}).Traits(Servers{N: 4}).Observe != Never {
+		t.Errorf("jsq_d observes")
 	}
 }

@@ -19,8 +19,10 @@ const smoothWRRDoc = "nginx's smooth weighted round robin: each pick adds every 
 // for fractional weights); keep the first server with the largest c (strict greater-than); then c_best −= total.
 // While no server fails the sum of the current weights stays 0, and every cycle of W = Σw picks (integer weights)
 // picks server i exactly w_i times, with the picks of heavy servers spread out: 5:1:1 gives a a b a c a a, and equal
-// weights give exactly the round-robin sequence 0, 1, …, n−1 (seed 000 §7.1). nginx's skipping of down, failed and
-// max_conns-limited peers is not modelled: every server takes part in every pick.
+// weights give exactly the round-robin sequence 0, 1, …, n−1 (seed 000 §7.1). nginx skips the peers that are down,
+// failed (max_fails within fail_timeout) or at max_conns before anything else, `if (peer->down) { continue; }`: they
+// take no part in the pick (no current_weight added, no share of total). Here the view's eligibility mask plays that
+// role; the reasons a peer is skipped are the model's.
 type SWRR struct {
 	weight, effective, current []float64
 }
@@ -35,18 +37,39 @@ func NewSWRR(weights []float64) *SWRR {
 	return s
 }
 
-func newSmoothWRR(_ Args, s Servers) Policy {
-	w := make([]float64, s.N)
-	for k := range w {
-		w[k] = s.weight(k)
+// SmoothWRRConfig is smooth_wrr's configuration: it takes no arguments; its weights are the servers' (Servers.Weight).
+type SmoothWRRConfig struct{}
+
+func buildSmoothWRR(Values) Config { return SmoothWRRConfig{} }
+
+// Check implements Config: the weights, finite and > 0 (nginx's `weight=number`, a positive integer; any positive
+// ratio here).
+func (SmoothWRRConfig) Check(s Servers) error { return s.checkWeights() }
+
+// New implements Config.
+func (SmoothWRRConfig) New(s Servers) Policy { return NewSWRR(s.weights()) }
+
+// Traits implements Config: a weighted split; with equal weights the round-robin sequence, otherwise the smooth one;
+// eligibility honored (nginx's skipped peers); every server read per pick.
+func (SmoothWRRConfig) Traits(s Servers) Traits {
+	t := Traits{Split: SplitWeighted, Sequence: SmoothSequence, Eligibility: true, Reads: s.N}
+	if unequal(s) == nil {
+		t.Sequence = RoundRobinSequence
 	}
-	return NewSWRR(w)
+	return t
 }
 
 // Next returns the next server, in O(n).
-func (s *SWRR) Next() int {
+func (s *SWRR) Next() int { return s.next(nil) }
+
+// next is Next over the eligible servers only (all when eligible is nil): the others are skipped as nginx skips down
+// peers.
+func (s *SWRR) next(eligible []bool) int {
 	best, total := -1, 0.0
 	for k := range s.weight {
+		if eligible != nil && !eligible[k] {
+			continue
+		}
 		s.current[k] += s.effective[k]
 		total += s.effective[k]
 		if s.effective[k] < s.weight[k] {
@@ -55,6 +78,9 @@ func (s *SWRR) Next() int {
 		if best < 0 || s.current[k] > s.current[best] {
 			best = k
 		}
+	}
+	if best < 0 {
+		panic("policy: smooth_wrr: no eligible server")
 	}
 	s.current[best] -= total
 	return best
@@ -69,5 +95,5 @@ func (s *SWRR) Fail(k, maxFails int) {
 // Current returns server k's current_weight (for tests and traces).
 func (s *SWRR) Current(k int) float64 { return s.current[k] }
 
-// Pick implements Policy: the next server, whatever the loads.
-func (s *SWRR) Pick(*sim.Levels, *sim.Rand, float64) int { return s.Next() }
+// Pick implements Policy: the next eligible server, whatever the loads.
+func (s *SWRR) Pick(v View, _ Request, _ *sim.Rand) int { return s.next(v.Eligible) }

@@ -61,11 +61,11 @@ func TestSmoothWRRSequences(t *testing.T) {
 // Equal weights through the registry, with any n: exactly the round-robin sequence.
 func TestSmoothWRREqualWeightsIsRoundRobin(t *testing.T) {
 	for _, n := range []int{1, 2, 7, 100} {
-		p := newSmoothWRR(Args{}, Servers{N: n})
-		rr := newRoundRobin(Args{}, Servers{N: n})
+		p := SmoothWRRConfig{}.New(Servers{N: n})
+		rr := RoundRobinConfig{}.New(Servers{N: n})
 		l := sim.NewLevels(n)
 		for i := range 5 * n {
-			if a, b := p.Pick(l, nil, 0), rr.Pick(l, nil, 0); a != b {
+			if a, b := p.Pick(view(l), Request{}, nil), rr.Pick(view(l), Request{}, nil); a != b {
 				t.Fatalf("n=%d pick %d: smooth_wrr %d, round_robin %d", n, i, a, b)
 			}
 		}
@@ -106,10 +106,10 @@ func TestExpandedWRRSequence(t *testing.T) {
 	if got := letters(picksOf(e.Next, 14)); got != "aaaaabcaaaaabc" {
 		t.Errorf("5:1:1 expanded: %s", got)
 	}
-	p := newWRRExpanded(Args{}, Servers{N: 2, Weight: []float64{0.5, 1}})
+	p := WRRExpandedConfig{}.New(Servers{N: 2, Weight: []float64{0.5, 1}})
 	var ks []int
 	for range 6 {
-		ks = append(ks, p.Pick(nil, nil, 0))
+		ks = append(ks, p.Pick(View{}, Request{}, nil))
 	}
 	if got := letters(ks); got != "abbabb" {
 		t.Errorf("0.5:1 expanded: %s, want abbabb", got)
@@ -160,7 +160,7 @@ func TestLeastRequestChoiceLaw(t *testing.T) {
 	} {
 		n := len(c.lengths)
 		best := slices.Index(c.lengths, slices.Min(c.lengths))
-		p := newLeastRequest(Args{ChoiceCount: c.choices, ActiveRequestBias: 1}, Servers{N: n})
+		p := LeastRequestConfig{ChoiceCount: c.choices, ActiveRequestBias: 1}.New(Servers{N: n})
 		counts := histogram(p, levelsOf(c.lengths...), r)
 		want := 1 - math.Pow(float64(n-1)/float64(n), float64(c.choices))
 		if !binomialOK(counts[best], picks, want) {
@@ -172,7 +172,7 @@ func TestLeastRequestChoiceLaw(t *testing.T) {
 
 // FULL_SCAN: always a least loaded host, ties uniform (reservoir sampling).
 func TestLeastRequestFullScan(t *testing.T) {
-	p := newLeastRequest(Args{ChoiceCount: 2, FullScan: true, ActiveRequestBias: 1}, Servers{N: 6})
+	p := LeastRequestConfig{ChoiceCount: 2, FullScan: true, ActiveRequestBias: 1}.New(Servers{N: 6})
 	l := levelsOf(2, 1, 3, 1, 1, 4)
 	counts := histogram(p, l, sim.NewRand(32, 32))
 	probs := []float64{0, 1.0 / 3, 0, 1.0 / 3, 1.0 / 3, 0}
@@ -186,22 +186,22 @@ func TestLeastRequestFullScan(t *testing.T) {
 // With bias 1 and 3 jobs at a, a's weight is 2/4 against b's 1: the long-run split is 1:2 in b's favour.
 func TestLeastRequestWeightedEDF(t *testing.T) {
 	servers := Servers{N: 2, Weight: []float64{2, 1}}
-	p := newLeastRequest(Args{ChoiceCount: 2, ActiveRequestBias: 0}, servers)
+	p := LeastRequestConfig{ChoiceCount: 2, ActiveRequestBias: 0}.New(servers)
 	l := levelsOf(0, 0)
 	var ks []int
 	for range 6 {
-		ks = append(ks, p.Pick(l, nil, 0))
+		ks = append(ks, p.Pick(view(l), Request{}, nil))
 	}
 	// Deadlines: a 0.5, b 1; pick a (clock 0.5, a → 1.0); b (1.0, inserted earlier) beats a (1.0): b (clock 1, b → 2);
 	// a (1.0 → 1.5); a (1.5 → 2.0); b (2.0, earlier) → 3; a (2.0 → 2.5).
 	if got := letters(ks); got != "abaaba" {
 		t.Errorf("bias 0, 2:1: %s, want abaaba", got)
 	}
-	p = newLeastRequest(Args{ChoiceCount: 2, ActiveRequestBias: 1}, servers)
+	p = LeastRequestConfig{ChoiceCount: 2, ActiveRequestBias: 1}.New(servers)
 	l = levelsOf(3, 0)
 	counts := [2]int{}
 	for range 3000 {
-		counts[p.Pick(l, nil, 0)]++
+		counts[p.Pick(view(l), Request{}, nil)]++
 	}
 	// Deterministic: with the queues fixed the dynamic weights are constant, so every window of three picks holds one
 	// a and two b's; 3000 picks give exactly 1000, and ±1 allows for where the windows start.
@@ -214,16 +214,16 @@ func TestLeastRequestWeightedEDF(t *testing.T) {
 // with weight 1 − e^(−Δ/τ); computing a cost decays the estimate toward 0 and moves its update time.
 func TestPeakEWMARule(t *testing.T) {
 	const tau = 10.0
-	p := newPeakEWMA(Args{Tau: tau, DefaultRTT: 1}, Servers{N: 2}).(*peakEWMA)
+	p := PeakEWMAConfig{Tau: tau, DefaultRTT: 1}.New(Servers{N: 2}).(*peakEWMA)
 	if p.estimate[0] != 1 || p.estimate[1] != 1 {
 		t.Fatalf("initial estimates %v, want default_rtt 1", p.estimate)
 	}
-	p.Done(0, 5, 1) // peak: replaces
+	p.Observe(0, 5, 1, OK) // peak: replaces
 	if p.estimate[0] != 5 {
 		t.Errorf("after a peak sample 5: %v", p.estimate[0])
 	}
 	half := 1 + tau*math.Ln2 // Δ = τ ln 2: weight 1/2
-	p.Done(0, 1, half)
+	p.Observe(0, 1, half, OK)
 	if want := 5*0.5 + 1*0.5; math.Abs(p.estimate[0]-want) > 1e-12 {
 		t.Errorf("after a lower sample: %v, want %v", p.estimate[0], want)
 	}
@@ -242,26 +242,23 @@ func TestPeakEWMARule(t *testing.T) {
 	}
 }
 
-// Only policies that learn from responses observe them; only the seed's EWMA policies see outcomes and can foresee;
-// only the scoring policies report their candidates.
+// A policy observes exactly when its traits say it does (Traits.Observe ≠ Never iff it is an Observer): peak_ewma
+// and the seed's EWMA policies; only the scoring policies report their candidates.
 func TestObservers(t *testing.T) {
-	for _, e := range Registry {
-		a := defaultArgs
-		a.D = 1
-		p := e.New(a, Servers{N: 3})
+	for _, v := range variants(3) {
+		c := v.config(t)
+		p := c.New(Servers{N: 3})
 		_, observes := p.(Observer)
-		_, outcomes := p.(OutcomeObserver)
-		_, foresees := p.(Foreseer)
 		_, samples := p.(Sampler)
-		seeds := e.Name == "ewma" || e.Name == "ewma_success"
-		if want := e.Name == "peak_ewma" || seeds; observes != want {
-			t.Errorf("%s: Observer = %v, want %v", e.Name, observes, want)
+		if declared := c.Traits(Servers{N: 3}).Observe != Never; observes != declared {
+			t.Errorf("%s: Observer = %v, but Traits.Observe = %d", v.name, observes, c.Traits(Servers{N: 3}).Observe)
 		}
-		if outcomes != seeds || foresees != seeds {
-			t.Errorf("%s: OutcomeObserver = %v, Foreseer = %v, want %v", e.Name, outcomes, foresees, seeds)
+		seeds := v.e.Name == "ewma" || v.e.Name == "ewma_success"
+		if want := v.e.Name == "peak_ewma" || seeds; observes != want {
+			t.Errorf("%s: Observer = %v, want %v", v.name, observes, want)
 		}
-		if want := seeds || e.Name == "least_outstanding"; samples != want {
-			t.Errorf("%s: Sampler = %v, want %v", e.Name, samples, want)
+		if want := seeds || v.e.Name == "least_outstanding"; samples != want {
+			t.Errorf("%s: Sampler = %v, want %v", v.name, samples, want)
 		}
 	}
 }

@@ -68,16 +68,41 @@ func NewExpandedWRR(weights []int) *ExpandedWRR {
 	return e
 }
 
-func newWRRExpanded(_ Args, s Servers) Policy {
-	w := make([]float64, s.N)
-	for k := range w {
-		w[k] = s.weight(k)
+// WRRExpandedConfig is wrr_expanded's configuration: it takes no arguments; its weights are the servers'
+// (Servers.Weight), scaled to the smallest integers with the same ratios (IntegerWeights).
+type WRRExpandedConfig struct{}
+
+func buildWRRExpanded(Values) Config { return WRRExpandedConfig{} }
+
+// Check implements Config: the weights, finite and > 0, with an integer ratio whose expanded list holds at most 2^24
+// entries (IntegerWeights).
+func (WRRExpandedConfig) Check(s Servers) error {
+	if err := s.checkWeights(); err != nil {
+		return err
 	}
-	ints, err := IntegerWeights(w)
+	if _, err := IntegerWeights(s.weights()); err != nil {
+		return issue("weights", "wrr_expanded: %v", err)
+	}
+	return nil
+}
+
+// New implements Config.
+func (WRRExpandedConfig) New(s Servers) Policy {
+	ints, err := IntegerWeights(s.weights())
 	if err != nil {
-		panic("policy: wrr_expanded: " + err.Error()) // Entry.Check rejects such weights before a model builds the policy
+		panic("policy: wrr_expanded: " + err.Error()) // Check refuses these weights first
 	}
 	return NewExpandedWRR(ints)
+}
+
+// Traits implements Config: a weighted split; with equal weights the expanded list is the round-robin sequence,
+// otherwise the expanded one; eligibility honored.
+func (WRRExpandedConfig) Traits(s Servers) Traits {
+	t := Traits{Split: SplitWeighted, Sequence: ExpandedSequence, Eligibility: true}
+	if unequal(s) == nil {
+		t.Sequence = RoundRobinSequence
+	}
+	return t
 }
 
 // Next returns the next server of the cycled list.
@@ -90,5 +115,13 @@ func (e *ExpandedWRR) Next() int {
 	return int(k)
 }
 
-// Pick implements Policy: the next server, whatever the loads.
-func (e *ExpandedWRR) Pick(*sim.Levels, *sim.Rand, float64) int { return e.Next() }
+// Pick implements Policy: the next server of the list, whatever the loads; with an eligibility mask the entries of
+// ineligible servers are skipped (at most one pass over the list).
+func (e *ExpandedWRR) Pick(v View, _ Request, _ *sim.Rand) int {
+	for range e.list {
+		if k := e.Next(); v.eligible(k) {
+			return k
+		}
+	}
+	panic("policy: wrr_expanded: no eligible server")
+}

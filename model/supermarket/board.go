@@ -26,7 +26,8 @@ const (
 // board is the bulletin board's dispatcher: k dispatchers share the Poisson arrival stream (each arrival goes to a
 // uniformly random one, so each sees Poisson arrivals at λn/k), each runs its own policy instance, and the policies
 // read a board instead of the true queue lengths: one shared board, or with dispatchCounts one private copy per
-// dispatcher. The boards are sim.Levels, so every policy reads them as it reads the true lengths. Period 0 is fresh
+// dispatcher. The boards are sim.Levels, so every policy reads them (as its policy.View's loads) as it reads the true
+// lengths. Period 0 is fresh
 // information: every dispatcher reads the true lengths (and dispatch counts add nothing).
 type board struct {
 	rule      update
@@ -34,7 +35,7 @@ type board struct {
 	n         int
 	views     []*sim.Levels // one shared board, or one per dispatcher (dispatchCounts)
 	policies  []policy.Policy
-	observers []policy.Observer // per dispatcher; nil entries for policies that do not observe
+	observers []policy.Observer // per dispatcher; nil when the policy does not observe
 	anyObs    bool
 	r, br     *sim.Rand  // the policies' stream; the board's (dispatcher choice, individual refresh epochs)
 	from      []sim.FIFO // per server, the dispatcher of each job in it (k > 1 with observers only)
@@ -44,14 +45,18 @@ type board struct {
 	last      int // individual: the entry refreshed last
 }
 
-func newBoard(rule update, period float64, k int, newPolicy func() policy.Policy, lv *sim.Levels, s sim.Streams) *board {
-	b := &board{rule: rule, period: period, n: lv.N(), r: s.Dispatch, br: s.Board, at: math.Inf(1)}
+// newBoard returns the board of k dispatchers, each with a policy from newPolicy, which observe completions when
+// observes is true.
+func newBoard(rule update, period float64, k int, newPolicy func() policy.Policy, observes bool, lv *sim.Levels, s sim.Streams) *board {
+	b := &board{rule: rule, period: period, n: lv.N(), r: s.Dispatch, br: s.Board, at: math.Inf(1), anyObs: observes}
 	for range k {
 		p := newPolicy()
-		obs, _ := p.(policy.Observer)
+		var obs policy.Observer
+		if observes {
+			obs = p.(policy.Observer)
+		}
 		b.policies = append(b.policies, p)
 		b.observers = append(b.observers, obs)
-		b.anyObs = b.anyObs || obs != nil
 	}
 	switch {
 	case period == 0:
@@ -106,7 +111,7 @@ func (b *board) pick(_ *sim.Levels, t float64) int {
 	if len(b.views) > 1 {
 		v = b.views[j]
 	}
-	k := b.policies[j].Pick(v, b.r, t)
+	k := b.policies[j].Pick(policy.View{Loads: v}, policy.Request{Now: t}, b.r)
 	if b.rule == dispatchCounts && b.period > 0 {
 		v.Up(k, t)
 	}
@@ -122,6 +127,6 @@ func (b *board) done(k int, rtt, t float64) {
 		j = int(b.from[k].Pop())
 	}
 	if o := b.observers[j]; o != nil {
-		o.Done(k, rtt, t)
+		o.Observe(k, rtt, t, policy.OK)
 	}
 }

@@ -112,12 +112,11 @@ func (BulletinBoard) Check(p model.Point, o model.CheckOptions) (warnings []stri
 	case p[bTrack].I < 0 || p[bTrack].I > 64:
 		return nil, model.Issue{Param: "track", Message: fmt.Sprintf("%d: need 0 ≤ track ≤ 64", p[bTrack].I)}
 	}
-	entry := policy.Registry[p[bPolicy].I]
-	args := policy.ArgsOf(boardParams, p)
-	if err := entry.Check(args, policy.Servers{N: int(n)}); err != nil {
+	cfg, ps := boardPolicyOf(p)
+	if err := cfg.Check(ps); err != nil {
 		return nil, err
 	}
-	if entry.Foresees(args) {
+	if cfg.Traits(ps).Observe == policy.AtDispatch {
 		return nil, errNoForesight
 	}
 	if lambda >= 1 {
@@ -169,13 +168,13 @@ func (BulletinBoard) run(ctx context.Context, p model.Point, seed model.Seed, se
 	if series {
 		cfg.sample, cfg.track = p[bSample].F, int(p[bTrack].I)
 	}
-	entry := policy.Registry[p[bPolicy].I]
-	args := policy.ArgsOf(boardParams, p)
-	newPolicy := func() policy.Policy { return entry.New(args, policy.Servers{N: n}) }
+	pc, ps := boardPolicyOf(p)
+	newPolicy := func() policy.Policy { return pc.New(ps) }
+	observes := pc.Traits(ps).Observe == policy.AtCompletion
 	streams := sim.NewStreams(seed)
 	var d *board
 	out, err := simulate(ctx, cfg, streams, func(lv *sim.Levels) *board {
-		d = newBoard(update(p[bUpdate].I), p[bPeriod].F, int(p[bDispatchers].I), newPolicy, lv, streams)
+		d = newBoard(update(p[bUpdate].I), p[bPeriod].F, int(p[bDispatchers].I), newPolicy, observes, lv, streams)
 		return d
 	})
 	if err != nil {
@@ -200,36 +199,45 @@ func (BulletinBoard) run(ctx context.Context, p model.Point, seed model.Seed, se
 	return row.Row(), rows, nil
 }
 
-// boardTheory: random ignores the board (M/M/1, exact); with fresh information the supermarket's closed forms apply;
-// JSQ(d) and JSQ on a periodic or individual board with one dispatcher have the fluid limit (boardFluid). Otherwise
-// null.
+// boardPolicyOf returns point p's policy configuration and the servers as the policy knows them (n, no weights).
+func boardPolicyOf(p model.Point) (policy.Config, policy.Servers) {
+	return policy.Registry[p[bPolicy].I].Configure(boardParams, p), policy.Servers{N: int(p[bN].I)}
+}
+
+// boardTheory: a policy whose picks ignore the loads ignores the board (policy.Traits.Split: random is M/M/1, exact),
+// and with fresh information every policy sees the true lengths: then the supermarket's closed forms apply, except
+// that k dispatchers each cycling their own sequence interleave into no named one. JSQ(d) and JSQ on a periodic or
+// individual board with one dispatcher have the fluid limit (boardFluid). Otherwise null.
 func boardTheory(p model.Point, k int) closedForm {
-	lambda, id := p[bLambda].F, policy.ID(p[bPolicy].I)
+	lambda := p[bLambda].F
 	if !(lambda < 1) {
 		return noTheory()
 	}
+	cfg, ps := boardPolicyOf(p)
+	tr := cfg.Traits(ps)
 	sp := make(model.Point, len(params))
-	sp[pN], sp[pLambda], sp[pPolicy], sp[pD] = p[bN], p[bLambda], p[bPolicy], p[bD]
-	if id == policy.Random || id == policy.RoundRobin || p[bPeriod].F == 0 {
-		if static, _ := loadBlind(id); static && id != policy.Random && p[bDispatchers].I > 1 {
+	sp[pN], sp[pLambda], sp[pPolicy] = p[bN], p[bLambda], p[bPolicy]
+	copy(sp[pD:], p[bD:])
+	if tr.Split != policy.LoadAware || p[bPeriod].F == 0 {
+		if tr.Sequence != policy.NoSequence && p[bDispatchers].I > 1 {
 			return noTheory() // k interleaved round-robin cursors are not E_n/M/1
 		}
 		return theory(sp, serversOf(sp), k)
 	}
-	return boardFluid(p)
+	return boardFluid(p, tr)
 }
 
-// boardFluid returns the fluid-limit theory columns for JSQ(d) (d ≥ 1) and JSQ on a periodic or individual board with
-// one dispatcher (analytic.BulletinBoardFluid: exact as n → ∞, cycle-averaged, mean sojourn by Little's law; no
-// p99), with the limit's tail continued by zeros. Where the fluid limit settles on no cycle (JSQ on a periodic board
-// from T ≈ 5.5 on: irregular phases whose window average is uncertain by tens of percent) the columns are null rather
-// than a number that is not a limit.
-func boardFluid(p model.Point) closedForm {
+// boardFluid returns the fluid-limit theory columns for the JSQ(d) family (d ≥ 1) and JSQ (policy.Traits.Family of
+// the point's policy, tr) on a periodic or individual board with one dispatcher (analytic.BulletinBoardFluid: exact as
+// n → ∞, cycle-averaged, mean sojourn by Little's law; no p99), with the limit's tail continued by zeros. Where the
+// fluid limit settles on no cycle (JSQ on a periodic board from T ≈ 5.5 on: irregular phases whose window average is
+// uncertain by tens of percent) the columns are null rather than a number that is not a limit.
+func boardFluid(p model.Point, tr policy.Traits) closedForm {
 	d := 0
-	switch policy.ID(p[bPolicy].I) {
-	case policy.JSQd:
-		d = int(p[bD].I)
-	case policy.JSQ:
+	switch tr.Family {
+	case policy.FamilyJSQd:
+		d = tr.D
+	case policy.FamilyJSQ:
 	default:
 		return noTheory()
 	}

@@ -22,9 +22,8 @@ func boardPoint(t testing.TB, n int, lambda, horizon, warmup, period float64, ru
 	p[bPolicy] = model.IntValue(policyIndex(t, pol))
 	e := policy.Registry[p[bPolicy].I]
 	for i := bD; i < len(boardParams); i++ {
-		if e.Takes(boardParams[i].Name) {
-			p[i] = boardParams[i].Default
-		}
+		a, _ := e.Arg(boardParams[i].Name)
+		p[i] = a.Default // null where e does not take it
 	}
 	if e.Takes("d") {
 		p[bD] = model.IntValue(int64(d))
@@ -55,7 +54,7 @@ func TestBoardPeriodicHidesChanges(t *testing.T) {
 	lv := sim.NewLevels(n)
 	s := sim.NewStreams(model.Seed{Run: 1})
 	e, _ := policy.Lookup("jsq")
-	b := newBoard(periodic, 5, 1, func() policy.Policy { return e.New(policy.Args{}, policy.Servers{N: n}) }, lv, s)
+	b := newBoard(periodic, 5, 1, func() policy.Policy { return e.Build(nil).New(policy.Servers{N: n}) }, false, lv, s)
 	if b.next() != 5 {
 		t.Fatalf("first refresh at %v, want 5", b.next())
 	}
@@ -99,7 +98,7 @@ func TestBoardDispatchCounts(t *testing.T) {
 	lv := sim.NewLevels(n)
 	s := sim.NewStreams(model.Seed{Run: 4})
 	e, _ := policy.Lookup("jsq")
-	b := newBoard(dispatchCounts, 10, k, func() policy.Policy { return e.New(policy.Args{}, policy.Servers{N: n}) }, lv, s)
+	b := newBoard(dispatchCounts, 10, k, func() policy.Policy { return e.Build(nil).New(policy.Servers{N: n}) }, false, lv, s)
 	if len(b.views) != k {
 		t.Fatalf("%d views, want one per dispatcher", len(b.views))
 	}
@@ -156,7 +155,8 @@ func TestBoardDispatchCounts(t *testing.T) {
 func TestBoardIndividualAgesAreExponential(t *testing.T) {
 	const n, T = 50, 2.0
 	lv := sim.NewLevels(n)
-	b := newBoard(individual, T, 1, func() policy.Policy { return policy.Registry[policy.Random].New(policy.Args{}, policy.Servers{N: n}) }, lv, sim.NewStreams(model.Seed{Run: 5}))
+	random, _ := policy.Lookup("random")
+	b := newBoard(individual, T, 1, func() policy.Policy { return random.Build(nil).New(policy.Servers{N: n}) }, false, lv, sim.NewStreams(model.Seed{Run: 5}))
 	last := make([]float64, n)
 	var ages []float64
 	above := 0

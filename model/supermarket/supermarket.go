@@ -15,7 +15,8 @@
 // arrival time waits in its server's FIFO ring and its departure is a real event time. Cost per event: O(1) plus
 // the policy's pick. Unequal rates thin the departure clock: it runs at B·μmax, and the busy server it picks completes
 // with probability μ_k/μmax (otherwise nothing happens), so server k completes at rate exactly μ_k. Policies that learn
-// from responses (model/policy.Observer, e.g. peak EWMA) see each completed job's sojourn time as its round trip.
+// from responses (model/policy.Observer, e.g. peak EWMA) see each completed job's sojourn time as its round trip, with
+// outcome OK.
 //
 // # Measurement
 //
@@ -181,7 +182,7 @@ func (s servers) policyServers() policy.Servers {
 }
 
 // errNoForesight refuses observe = dispatch: the CTMC engine draws a job's departure only when it happens, so no
-// latency is known at dispatch (see policy.Foreseer; the fleet model can run it).
+// latency is known at dispatch (see policy.AtDispatch; the fleet model can run it).
 var errNoForesight = model.Issue{Param: "observe", Message: "dispatch: this model learns a job's latency only when it completes (observe = \"completion\"); the fleet model can observe at dispatch"}
 
 // capacity is the total service rate Σμ.
@@ -272,16 +273,15 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 		return nil, model.Issue{Param: "warmup", Message: fmt.Sprintf("%v: need 0 ≤ warmup < horizon (%v)", p[pWarmup].F, p[pHorizon].F)}
 	}
 	srv := serversOf(p)
-	entry := policy.Registry[p[pPolicy].I]
-	args := policy.ArgsOf(params, p)
-	if err := entry.Check(args, srv.policyServers()); err != nil {
+	cfg, ps := policyOf(p, srv)
+	if err := cfg.Check(ps); err != nil {
 		if is, ok := err.(model.Issue); ok && is.Param == "weights" {
 			is.Param, is.Message = "servers", "weights: "+is.Message
 			return nil, is
 		}
 		return nil, err
 	}
-	if entry.Foresees(args) {
+	if cfg.Traits(ps).Observe == policy.AtDispatch {
 		return nil, errNoForesight
 	}
 	if why := instability(p, srv); why != "" {
@@ -300,27 +300,28 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 	return warnings, nil
 }
 
-// loadBlind reports whether the policy's split of the arrivals is fixed in advance (so each server's arrival rate is
-// known): random and round robin (equal shares), smooth_wrr and wrr_expanded (shares ∝ weight).
-func loadBlind(id policy.ID) (static, weighted bool) {
-	switch id {
-	case policy.Random, policy.RoundRobin:
-		return true, false
-	case policy.SmoothWRR, policy.WRRExpanded:
-		return true, true
-	}
-	return false, false
+// policyOf returns point p's policy configuration and the servers as the policy knows them.
+func policyOf(p model.Point, srv servers) (policy.Config, policy.Servers) {
+	return policy.Registry[p[pPolicy].I].Configure(params, p), srv.policyServers()
 }
 
-// shares returns each class's per-server arrival rate under a load-blind policy (nil for load-aware policies).
+// traitsOf returns the traits of point p's policy over its servers.
+func traitsOf(p model.Point, srv servers) policy.Traits {
+	cfg, ps := policyOf(p, srv)
+	return cfg.Traits(ps)
+}
+
+// shares returns each class's per-server arrival rate under a load-blind policy, one whose split of the arrivals is
+// fixed in advance (policy.Traits.Split: equal shares, or shares ∝ weight), so each server's arrival rate is known;
+// nil for load-aware policies.
 func (s servers) shares(p model.Point) []float64 {
-	static, weighted := loadBlind(policy.ID(p[pPolicy].I))
-	if !static {
+	split := traitsOf(p, s).Split
+	if split == policy.LoadAware {
 		return nil
 	}
 	total := p[pLambda].F * float64(s.n)
 	out := make([]float64, len(s.classes))
-	if !weighted || s.weight == nil {
+	if split == policy.SplitEqual || s.weight == nil {
 		for i := range out {
 			out[i] = total / float64(s.n)
 		}
@@ -379,9 +380,9 @@ func (Model) Cost(p model.Point) float64 { return 2 * p[pLambda].F * float64(p[p
 func (Model) Run(ctx context.Context, p model.Point, seed model.Seed) (schema.Row, error) {
 	srv := serversOf(p)
 	cfg := config{n: srv.n, lambda: p[pLambda].F, horizon: p[pHorizon].F, warmup: p[pWarmup].F, mu: srv.mu, rate: srv.rate}
-	pol := policy.Registry[p[pPolicy].I].New(policy.ArgsOf(params, p), srv.policyServers())
+	pc, ps := policyOf(p, srv)
 	streams := sim.NewStreams(seed)
-	out, err := simulate(ctx, cfg, streams, newFresh(pol, streams))
+	out, err := simulate(ctx, cfg, streams, newFresh(pc.New(ps), pc.Traits(ps).Observe == policy.AtCompletion, streams))
 	if err != nil {
 		return nil, err
 	}
@@ -424,15 +425,14 @@ func theory(p model.Point, srv servers, k int) closedForm {
 	var mean, p99 float64
 	var tail []float64
 	var source string
+	// The policy's law, as it declares it: random splits into independent Poisson streams; the round-robin sequence
+	// (smooth_wrr and wrr_expanded with equal weights too) gives each server Erlang-n gaps; JSQ(d) has its mean field.
+	tr := traitsOf(p, srv)
 	if !srv.uniform {
-		id := policy.ID(p[pPolicy].I)
-		if (id == policy.SmoothWRR || id == policy.WRRExpanded) && srv.weight == nil {
-			id = policy.RoundRobin // equal weights: exactly round robin's sequence
-		}
-		switch id {
-		case policy.Random:
+		switch {
+		case tr.Family == policy.FamilyRandom:
 			mean, p99, tail, source = analytic.RandomHeteroMeanSojourn(lambda, srv.classes), analytic.RandomHeteroSojournQuantile(lambda, srv.classes, 0.99), analytic.RandomHeteroTail(lambda, srv.classes, k), SourceMM1Hetero
-		case policy.RoundRobin:
+		case tr.Sequence == policy.RoundRobinSequence:
 			mean, p99, tail, source = analytic.RoundRobinHeteroMeanSojourn(lambda, srv.classes), analytic.RoundRobinHeteroSojournQuantile(lambda, srv.classes, 0.99), analytic.RoundRobinHeteroTail(lambda, srv.classes, k), SourceRRHetero
 		default:
 			return noTheory()
@@ -444,17 +444,13 @@ func theory(p model.Point, srv servers, k int) closedForm {
 	if !(rho < 1) {
 		return noTheory()
 	}
-	id := policy.ID(p[pPolicy].I)
-	if (id == policy.SmoothWRR || id == policy.WRRExpanded) && srv.weight == nil {
-		id = policy.RoundRobin // equal weights: exactly round robin (a test checks the sequences)
-	}
-	switch id {
-	case policy.Random:
+	switch {
+	case tr.Family == policy.FamilyRandom:
 		mean, p99, tail, source = analytic.MM1MeanSojourn(rho, 1), analytic.MM1SojournQuantile(rho, 1, 0.99), analytic.MM1Tail(rho, k), SourceMM1
-	case policy.RoundRobin:
+	case tr.Sequence == policy.RoundRobinSequence:
 		mean, p99, tail, source = analytic.RoundRobinMeanSojourn(rho, n), analytic.RoundRobinSojournQuantile(rho, n, 0.99), analytic.RoundRobinTail(rho, n, k), SourceRoundRobin
-	case policy.JSQd:
-		d := int(p[pD].I)
+	case tr.Family == policy.FamilyJSQd:
+		d := tr.D
 		mean, p99, tail, source = analytic.JSQdMeanSojourn(rho, d), analytic.JSQdSojournQuantile(rho, d, 0.99), analytic.JSQdTail(rho, d, k), SourceMeanField
 		if d == 1 {
 			source = SourceMM1

@@ -64,12 +64,10 @@ func finish(t testing.TB, p model.Point, d int, replacement, allowUnstable bool)
 	t.Helper()
 	e := policy.Registry[p[pPolicy].I]
 	for i := pD; i < len(params); i++ {
-		p[i] = model.Value{}
-		if e.Takes(params[i].Name) {
-			p[i] = params[i].Default
-		}
+		a, _ := e.Arg(params[i].Name)
+		p[i] = a.Default // null where e does not take it
 	}
-	if e.Takes("d") && (d > 0 || slices.Contains(e.Required, "d")) {
+	if e.Takes("d") && (d > 0 || e.Requires("d")) {
 		p[pD] = model.IntValue(int64(d))
 	}
 	if e.Takes("replacement") {
@@ -329,7 +327,8 @@ func TestTheoryNullWhereNoneApplies(t *testing.T) {
 // EWMA policies otherwise run, observing at completion.
 func TestObserveAtDispatchRefused(t *testing.T) {
 	p := point(t, 4, 0.5, 100, 0, "ewma", 0, false)
-	p[model.Index(params, "observe")] = model.IntValue(int64(policy.ObserveDispatch))
+	i := model.Index(params, "observe")
+	p[i] = model.IntValue(int64(slices.Index(params[i].Choices, "dispatch")))
 	if _, err := (Model{}).Check(p, model.CheckOptions{}); err == nil || !strings.Contains(err.Error(), "observe") {
 		t.Errorf("observe = dispatch: Check = %v, want an error naming observe", err)
 	}

@@ -1,7 +1,7 @@
 // Package wrrseq is the wrr_sequence model: the pick sequence itself of a dispatch policy over n servers with static
 // weights, with no clock and no queues (seed 002 §3, "平滑加权轮询": nginx's smooth weighted round robin against the
 // expanded list). The servers stay idle: the policy sees an empty sim.Levels that never changes, and pick number t
-// (0-based) happens at time now = t. So load-aware policies (jsq, least_request, peak_ewma) see n identical idle
+// (0-based) happens at time now = t, every server eligible. So load-aware policies (jsq, least_request, peak_ewma) see n identical idle
 // servers; the load-blind ones (smooth_wrr, wrr_expanded, round_robin, random) are exactly what they are in a
 // queueing model.
 //
@@ -157,14 +157,14 @@ func setupOf(p model.Point) (setup, error) {
 	return s, nil
 }
 
-// perPick is the policy's work per pick, in server reads: smooth_wrr scans every server; the others are O(1) or
-// O(log n) here (servers idle).
-func perPick(id policy.ID, n int) float64 {
-	if id == policy.SmoothWRR {
-		return float64(n)
-	}
-	return 1
+// policyOf returns point p's policy configuration and the servers as the policy knows them (s's weights).
+func policyOf(p model.Point, s setup) (policy.Config, policy.Servers) {
+	return policy.Registry[p[pPolicy].I].Configure(params, p), policy.Servers{N: s.n, Weight: s.weight}
 }
+
+// perPick is the policy's work per pick, in server reads (policy.Traits.Reads, at least 1: smooth_wrr and the
+// scoring policies without d read every server).
+func perPick(tr policy.Traits) float64 { return float64(max(tr.Reads, 1)) }
 
 // Check implements model.Model: weights valid (see the parameter), 1 ≤ cycles, picks ≤ MaxPicks, work ≤ MaxWork, and
 // the policy's arguments valid.
@@ -173,16 +173,21 @@ func (Model) Check(p model.Point, _ model.CheckOptions) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	entry := policy.Registry[p[pPolicy].I]
-	if work := float64(s.picks) * perPick(policy.ID(p[pPolicy].I), s.n); work > MaxWork {
+	cfg, ps := policyOf(p, s)
+	tr := cfg.Traits(ps)
+	if work := float64(s.picks) * perPick(tr); work > MaxWork {
 		param := "weights"
 		if p[pCycles].I > 1 {
 			param = "cycles"
 		}
-		return nil, model.Issue{Param: param, Message: fmt.Sprintf("%d picks over %d servers: %s reads every server per pick, %.3g reads in all (at most %.0g)", s.picks, s.n, entry.Name, work, float64(MaxWork))}
+		reads := fmt.Sprintf("%d servers", tr.Reads)
+		if tr.Reads >= s.n {
+			reads = "every server"
+		}
+		return nil, model.Issue{Param: param, Message: fmt.Sprintf("%d picks over %d servers: %s reads %s per pick, %.3g reads in all (at most %.0g)", s.picks, s.n, policy.Registry[p[pPolicy].I].Name, reads, work, float64(MaxWork))}
 	}
 	// The Issue names "weights" when a weighted policy cannot use them, which is this model's parameter too.
-	if err := entry.Check(policy.ArgsOf(params, p), policy.Servers{N: s.n, Weight: s.weight}); err != nil {
+	if err := cfg.Check(ps); err != nil {
 		return nil, err
 	}
 	return nil, nil
@@ -194,7 +199,8 @@ func (Model) Cost(p model.Point) float64 {
 	if err != nil {
 		return 0
 	}
-	return float64(s.picks)*perPick(policy.ID(p[pPolicy].I), s.n) + float64(s.n)
+	cfg, ps := policyOf(p, s)
+	return float64(s.picks)*perPick(cfg.Traits(ps)) + float64(s.n)
 }
 
 // Run implements model.Model: the measured columns; the theory columns are Theory's.
@@ -203,9 +209,8 @@ func (Model) Run(ctx context.Context, p model.Point, seed model.Seed) (schema.Ro
 	if err != nil {
 		return nil, err
 	}
-	id := policy.ID(p[pPolicy].I)
-	pol := policy.Registry[id].New(policy.ArgsOf(params, p), policy.Servers{N: s.n, Weight: s.weight})
-	st, err := measure(ctx, pol, s, sim.NewLevels(s.n), sim.NewStreams(seed).Dispatch)
+	cfg, ps := policyOf(p, s)
+	st, err := measure(ctx, cfg.New(ps), s, sim.NewLevels(s.n), sim.NewStreams(seed).Dispatch)
 	if err != nil {
 		return nil, err
 	}
@@ -233,9 +238,11 @@ func (Model) Theory(p model.Point) model.Theory {
 	if err != nil {
 		return nil
 	}
-	id := policy.ID(p[pPolicy].I)
-	equal := s.weight == nil
-	if id == policy.WRRExpanded || (equal && (id == policy.RoundRobin || id == policy.SmoothWRR)) {
+	// The expanded list's closed form: wrr_expanded's sequence, and the round-robin one (0, 1, …, n−1: the expanded
+	// list of n ones) when the weights are equal.
+	cfg, ps := policyOf(p, s)
+	seq := cfg.Traits(ps).Sequence
+	if seq == policy.ExpandedSequence || seq == policy.RoundRobinSequence && s.weight == nil {
 		dev, run := ExpandedDeviation(s.ints)
 		if s.n == 1 {
 			run = s.picks
@@ -270,11 +277,12 @@ func measure(ctx context.Context, pol policy.Policy, s setup, l *sim.Levels, r *
 	var seq strings.Builder
 	letters := s.n <= 26
 	last, run := -1, int64(0)
+	view := policy.View{Loads: l}
 	for t := int64(1); t <= s.picks; t++ {
 		if t&(1<<16-1) == 0 && ctx.Err() != nil {
 			return stats{}, ctx.Err()
 		}
-		k := pol.Pick(l, r, float64(t-1))
+		k := pol.Pick(view, policy.Request{Now: float64(t - 1)}, r)
 		if k < 0 || k >= s.n {
 			panic(fmt.Sprintf("wrrseq: policy picked server %d of %d", k, s.n))
 		}

@@ -47,7 +47,8 @@ func point(t testing.TB, weights []float64, cycles int64, pol string) model.Poin
 		case prm.Name == "d":
 			p[i] = model.IntValue(min(2, int64(len(weights))))
 		default:
-			p[i] = prm.Default
+			a, _ := e.Arg(prm.Name)
+			p[i] = a.Default
 		}
 	}
 	return p
