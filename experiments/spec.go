@@ -22,6 +22,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"lbsweep/experiments/claims"
 	"lbsweep/model"
 	"lbsweep/model/bins"
 	"lbsweep/model/fleet"
@@ -79,8 +80,8 @@ type Spec struct {
 	Axes          []Axis      // the grid is their cartesian product, first axis slowest
 	Figures       []Figure
 	Tables        []Table
-	Expects       []Expect
-	Warnings      []string // e.g. unstable points allowed by allow_unstable; deduplicated, in grid order
+	Expects       []claims.Expect // [[expect]] claims, in file order; claims.Evaluate judges them on the dataset
+	Warnings      []string        // e.g. unstable points allowed by allow_unstable; deduplicated, in grid order
 
 	fixedFrom []string // per parameter: the [params] key that fixed it ("policy" for a policy's arguments), or ""
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"lbsweep/experiments"
+	"lbsweep/experiments/claims"
 	"lbsweep/model"
 	"lbsweep/results"
 )
@@ -118,7 +119,7 @@ less_than = { weights = [3, 2] }
 		}
 		tb.Rows = append(tb.Rows, row)
 	}
-	v := s.Evaluate(tb)[0]
+	v := claims.Evaluate(s.Expects, tb)[0]
 	if !v.Pass || v.Measured.N != 1 || v.Measured.Mean != 2 {
 		t.Errorf("verdict %+v, want a pass on one row measuring 2", v)
 	}
@@ -165,7 +166,7 @@ less_than = { d = 2 }
 		}
 		tb.Rows = append(tb.Rows, row)
 	}
-	if v := s.Evaluate(tb)[0]; !v.Pass || v.Measured.N != 1 || v.Measured.Mean != 1 {
+	if v := claims.Evaluate(s.Expects, tb)[0]; !v.Pass || v.Measured.N != 1 || v.Measured.Mean != 1 {
 		t.Errorf("verdict %+v, want a pass on the one row with d null", v)
 	}
 	s, err = parseNoPanic(t, "n.toml", specBase+"\n[[table]]\nname = \"t\"\nmetrics = [\"jobs\"]\nwhere = { policy = \"null\" }\n")

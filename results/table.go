@@ -5,6 +5,9 @@
 //
 // A dataset is the directory DIR/NAME/ holding one or more *.parquet files with one schema; DuckDB
 // read_parquet('DIR/NAME/*.parquet'), pyarrow.dataset and polars.scan_parquet read it as one table.
+//
+// Selecting rows by column values (Cond, Table.Where) is table reading and lives here; the statistics over the rows
+// selected (means with confidence intervals) are package experiments/claims's.
 package results
 
 import "lbsweep/results/schema"

@@ -4,15 +4,31 @@
 //
 // The first SIGINT, SIGTERM or SIGHUP stops the sweep (runs in progress are abandoned and no dataset file is left);
 // a second one exits at once with status 130. A closed stderr pipe does not kill it.
+//
+// The command is its flags, its usage text and its progress display; the work is the library's: spec decoding in
+// lbsweep/experiments, running and merging in lbsweep/experiments/sweep, claims in lbsweep/experiments/claims.
 package main
 
 import (
 	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
+	"time"
 
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"lbsweep/experiments"
 	"lbsweep/experiments/sweep"
+	"lbsweep/model"
+	"lbsweep/results"
 )
 
 func main() {
@@ -26,5 +42,164 @@ func main() {
 		<-sigs
 		os.Exit(130)
 	}()
-	os.Exit(sweep.Main(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `usage:
+  sweep [-o DIR] [-j N] [-q] [-shard K/N] [-force] SPEC.toml
+                                           run the experiment (or its shard K of N); writes DIR/NAME/runs.parquet
+                                           (part-K-of-N.parquet), and DIR/NAME/_timeseries/ likewise for a model with
+                                           a time series; an interrupted sweep resumes where it stopped
+  sweep plan [-shard N] SPEC.toml          grid size, runs, estimated events and time, the split into N shards
+  sweep merge DIR/NAME                     join part-*-of-N.parquet into runs.parquet (as an unsharded sweep writes it),
+                                           and _timeseries/part-*-of-N.parquet likewise
+  sweep check [-results DIR] SPEC.toml ... evaluate the specs' [[expect]] claims on their datasets (exit 1 on a failure)
+  sweep -list                              models, their parameters, and the dispatch policies
+  sweep -schema MODEL                      the results columns of MODEL as a Markdown table (and its time-series
+                                           columns, for a model with a time series)
+flags:
+`
+
+// run is the sweep command: it parses args (without the program name), runs, and returns the exit code: 0 ok,
+// 1 failure (bad spec, failed run, failed claim), 2 usage, 130 interrupted (ctx cancelled). Results go to files,
+// listings to stdout, progress, warnings and errors to stderr prefixed with "sweep: ".
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "check":
+			return check(args[1:], stdout, stderr)
+		case "merge":
+			return merge(args[1:], stdout, stderr)
+		case "plan":
+			return plan(args[1:], stdout, stderr)
+		}
+	}
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // flag errors are reported below, with the command's prefix
+	fs.Usage = func() {}
+	dir := fs.String("o", "results", "output root: the dataset goes to DIR/NAME/")
+	workers := fs.Int("j", 0, "concurrent runs (default GOMAXPROCS)")
+	quiet := fs.Bool("q", false, "no progress lines")
+	list := fs.Bool("list", false, "list models, parameters and policies")
+	schema := fs.String("schema", "", "print the results columns of `MODEL` as Markdown")
+	shardFlag := fs.String("shard", "", "run shard `K/N` only (default: from SLURM_ARRAY_TASK_ID/COUNT or JOB_COMPLETION_INDEX with LBSWEEP_SHARDS)")
+	force := fs.Bool("force", false, "rerun an up-to-date dataset; discard an interrupted sweep's runs of another spec version")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(fs, stderr)
+			return 0
+		}
+		fmt.Fprintf(stderr, "%s: %v (%s -h for usage)\n", "sweep", err, "sweep")
+		return 2
+	}
+	switch {
+	case (*list || *schema != "") && fs.NArg() > 0:
+		fmt.Fprintf(stderr, "sweep: unexpected arguments after -list/-schema: %s\n", strings.Join(fs.Args(), " "))
+		return 2
+	case *list:
+		listModels(stdout)
+		return 0
+	case *schema != "":
+		m, ok := experiments.Models[*schema]
+		if !ok {
+			fmt.Fprintf(stderr, "sweep: unknown model %q (models: %s)\n", *schema, strings.Join(experiments.ModelNames(), ", "))
+			return 2
+		}
+		fmt.Fprint(stdout, schemaMarkdown(m))
+		if sm, ok := m.(model.SeriesModel); ok {
+			fmt.Fprintf(stdout, "\nTime series (DIR/NAME/%s/):\n\n%s", results.SeriesDir, seriesSchemaMarkdown(sm))
+		}
+		return 0
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "sweep: give exactly one SPEC.toml")
+		printUsage(fs, stderr)
+		return 2
+	}
+	if *workers < 0 {
+		fmt.Fprintln(stderr, "sweep: -j must be ≥ 1 (or 0 for GOMAXPROCS)")
+		return 2
+	}
+	shard, fromEnv, err := sweep.ShardFromEnv(os.Getenv)
+	if *shardFlag != "" {
+		shard, err = sweep.ParseShard(*shardFlag)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "sweep: %v\n", err)
+		return 2
+	}
+	spec, err := experiments.Load(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "sweep: %v\n", err)
+		return 1
+	}
+	if fromEnv && *shardFlag == "" {
+		fmt.Fprintf(stderr, "sweep: shard %s from the environment\n", shard)
+	}
+	for _, w := range spec.Warnings {
+		fmt.Fprintf(stderr, "sweep: warning: %s: %s\n", spec.File, w)
+	}
+	if stem := strings.TrimSuffix(filepath.Base(spec.File), filepath.Ext(spec.File)); stem != spec.Name {
+		fmt.Fprintf(stderr, "sweep: warning: %s: name %q differs from the file name: the dataset goes to %s, "+
+			"where another spec of the same name would overwrite it (and make figures looks for %s/%s/)\n",
+			spec.File, spec.Name, filepath.Join(*dir, spec.Name), *dir, stem)
+	}
+	log := stderr
+	every := 0 * time.Second
+	var onRow func(done, total int, events int64)
+	switch {
+	case *quiet:
+		log, every = io.Discard, -1
+	case isTerminal(stderr): // a progress bar instead of periodic lines
+		every, onRow = -1, progressBar(stderr, spec.Name)
+	}
+	fmt.Fprintf(log, "sweep: %s: %d points × %d replications = %d runs\n", spec.Name, spec.Points(), spec.Replications, spec.Runs())
+	sum, err := sweep.Run(ctx, spec, sweep.Options{Dir: *dir, Workers: *workers, Log: log, Every: every, Shard: shard, Force: *force, OnRow: onRow})
+	if err != nil {
+		fmt.Fprintf(stderr, "sweep: %v\n", err)
+		if errors.Is(err, sweep.ErrInterrupted) {
+			return 130
+		}
+		return 1
+	}
+	if sum.UpToDate {
+		fmt.Fprintf(log, "sweep: %s is up to date (written from this spec; -force reruns it)\n", sum.Path)
+		return 0
+	}
+	fmt.Fprintf(log, "sweep: wrote %s: %d runs, %.4g events in %s (%.3g events/s)\n",
+		sum.Path, sum.Runs, float64(sum.Events), sum.Elapsed.Round(time.Millisecond), float64(sum.Events)/sum.Elapsed.Seconds())
+	if sum.SeriesPath != "" {
+		fmt.Fprintf(log, "sweep: wrote %s: the runs' time series\n", sum.SeriesPath)
+	}
+	return 0
+}
+
+// progressBar returns an Options.OnRow that draws a progress bar on w, a terminal: runs done of the total, the
+// simulated events per second of wall time, and the predicted time left; it is cleared when the sweep finishes.
+func progressBar(w io.Writer, name string) func(done, total int, events int64) {
+	var bar *progressbar.ProgressBar
+	start := time.Now()
+	return func(done, total int, events int64) {
+		if bar == nil {
+			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionShowCount(),
+				progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(200*time.Millisecond),
+				progressbar.OptionSetItsString("runs"), progressbar.OptionClearOnFinish())
+		}
+		bar.Describe(fmt.Sprintf("%s %.3g events/s", name, float64(events)/time.Since(start).Seconds()))
+		bar.Set(done)
+	}
+}
+
+// isTerminal reports whether w is a terminal (then progress is a bar, not lines).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// printUsage writes the usage text and the flags' defaults to w.
+func printUsage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, usage)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
 }

@@ -86,18 +86,15 @@ func TestParseShardAndEnv(t *testing.T) {
 	}
 }
 
-// A sweep killed with SIGKILL at several moments, then rerun with the same command, ends with the same bytes as an
-// uninterrupted sweep, having redone only the runs after its last flushed chunk.
+// A sweep process killed with SIGKILL at several moments, then rerun with the same command, ends with the same bytes
+// as an uninterrupted sweep, having redone only the runs after its last flushed chunk. The process is this test
+// binary (TestSweepHelperProcess).
 func TestKillAndResume(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the sweep binary and kills it")
-	}
-	bin := filepath.Join(t.TempDir(), "sweep")
-	if out, err := exec.Command("go", "build", "-o", bin, "lbsweep/cmd/sweep").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		t.Skip("kills sweeps")
 	}
 	specPath := filepath.Join(t.TempDir(), "many.toml")
-	// 3000 short runs: chunks of 1000 rows are flushed twice before the end.
+	// 3000 short runs (about 2 s on 2 workers): chunks of 1000 rows are flushed twice before the end.
 	spec := `name = "many"
 model = "supermarket"
 seed = 5
@@ -105,14 +102,12 @@ replications = 3000
 [params]
 n = 4
 lambda = 0.8
-horizon = 1500.0
-warmup = 100.0
+horizon = 300.0
+warmup = 50.0
 policy = { name = "jsq_d", d = 2 }
 `
 	os.WriteFile(specPath, []byte(spec), 0o644)
-	sweep := func(dir string) *exec.Cmd {
-		return exec.Command(bin, "-q", "-j", "2", "-o", dir, specPath)
-	}
+	sweep := func(dir string) *exec.Cmd { return helperSweep("plain", dir, specPath, true) }
 	ref := t.TempDir()
 	began := time.Now()
 	if out, err := sweep(ref).CombinedOutput(); err != nil {
@@ -141,7 +136,7 @@ policy = { name = "jsq_d", d = 2 }
 		os.MkdirAll(filepath.Join(dir, "many"), 0o755)
 		os.WriteFile(filepath.Join(dir, "many", ".runs.parquet.999999999.tmp"), []byte("partial"), 0o644)
 		var stderr bytes.Buffer
-		again := exec.Command(bin, "-j", "2", "-o", dir, specPath)
+		again := helperSweep("plain", dir, specPath, false)
 		again.Stderr = &stderr
 		if err := again.Run(); err != nil {
 			t.Fatalf("resume after kill at %v: %v\n%s", after, err, stderr.String())
@@ -149,6 +144,7 @@ policy = { name = "jsq_d", d = 2 }
 		if strings.Contains(stderr.String(), "resuming") {
 			resumed++
 		}
+		t.Logf("killed at %v of %v: %s", after, took, strings.TrimSpace(stderr.String()))
 		got, err := os.ReadFile(filepath.Join(dir, "many", FileName))
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("killed at %v and resumed: dataset differs from the uninterrupted one (%v)", after, err)

@@ -3,7 +3,6 @@ package sweep
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -372,17 +371,8 @@ func TestSeriesResume(t *testing.T) {
 	}
 }
 
-// The helper process of TestSeriesKillAndResume: the sweep command with the fake SeriesModel registered.
-func TestSeriesHelperProcess(t *testing.T) {
-	if os.Getenv("LBSWEEP_SERIES_HELPER") != "1" {
-		t.Skip("the sweep command of TestSeriesKillAndResume")
-	}
-	experimentstest.Register(t, experimentstest.Series{})
-	os.Exit(Main(context.Background(), flag.Args(), os.Stdout, os.Stderr)) // the arguments after --
-}
-
 // A sweep of a SeriesModel killed with SIGKILL at several moments, then rerun with the same command, ends with the
-// bytes of an uninterrupted sweep, both tables (TestKillAndResume's approach, the sweep run by this test binary).
+// bytes of an uninterrupted sweep, both tables (TestKillAndResume's approach).
 func TestSeriesKillAndResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills sweeps")
@@ -390,15 +380,7 @@ func TestSeriesKillAndResume(t *testing.T) {
 	specPath := filepath.Join(t.TempDir(), "many.toml")
 	// 3000 runs of 51 samples: chunks of 1000 rows are flushed twice before the end.
 	os.WriteFile(specPath, []byte(strings.Replace(strings.Replace(manySeries, "2500", "3000", 1), "30.0", "50.0", 1)), 0o644)
-	sweep := func(dir string, quiet bool) *exec.Cmd {
-		args := []string{"-j", "2", "-o", dir, specPath}
-		if quiet {
-			args = append([]string{"-q"}, args...)
-		}
-		cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestSeriesHelperProcess$", "--"}, args...)...)
-		cmd.Env = append(os.Environ(), "LBSWEEP_SERIES_HELPER=1")
-		return cmd
-	}
+	sweep := func(dir string, quiet bool) *exec.Cmd { return helperSweep("series", dir, specPath, quiet) }
 	ref := t.TempDir()
 	began := time.Now()
 	if out, err := sweep(ref, true).CombinedOutput(); err != nil {
@@ -441,23 +423,6 @@ func TestSeriesKillAndResume(t *testing.T) {
 	}
 	if resumed == 0 {
 		t.Error("no kill point left finished runs to resume from: the test did not exercise resumption")
-	}
-}
-
-// -schema prints a SeriesModel's time-series columns after its runs columns.
-func TestSeriesSchema(t *testing.T) {
-	experimentstest.Register(t, experimentstest.Series{})
-	var stdout, stderr bytes.Buffer
-	if code := Main(context.Background(), []string{"-schema", experimentstest.SeriesName}, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
-	sm := experimentstest.Series{}
-	want := SchemaMarkdown(sm) + "\nTime series (DIR/NAME/_timeseries/):\n\n" + SeriesSchemaMarkdown(sm)
-	if stdout.String() != want {
-		t.Errorf("-schema %s:\n%s\nwant:\n%s", experimentstest.SeriesName, stdout.String(), want)
-	}
-	if !strings.Contains(want, "| `queues` | list<double> | jobs |") || !strings.Contains(want, "| `n` | int64 |") {
-		t.Errorf("time-series schema lacks its parameter or series columns:\n%s", want)
 	}
 }
 

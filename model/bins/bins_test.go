@@ -10,9 +10,9 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"lbsweep/analytic"
+	"lbsweep/experiments/claims"
 	"lbsweep/model"
 	"lbsweep/model/sim"
-	"lbsweep/results"
 	"lbsweep/results/schema"
 )
 
@@ -197,7 +197,7 @@ func TestMillionBalls(t *testing.T) {
 		xs    []float64
 		fluid float64
 	}{{"bins ≥ 3", ge3, fluid3}, {"bins ≥ 4", ge4, fluid4}} {
-		e := results.MeanCI(c.xs, alpha)
+		e := claims.MeanCI(c.xs, alpha)
 		allow := 0.01 * c.fluid
 		if c.name == "bins ≥ 4" {
 			allow = 3 // about 6 bins expected: counting noise dominates, allow ±3 on top of the CI
@@ -218,7 +218,7 @@ func TestVariantsAgree(t *testing.T) {
 		a = append(a, run(t, pt(n, n, 2, greedy, true, tieFirst), seed)[mTail].L[2])
 		b = append(b, run(t, pt(n, n, 2, greedy, false, tieRandom), seed)[mTail].L[2])
 	}
-	ea, eb := results.MeanCI(a, alpha), results.MeanCI(b, alpha)
+	ea, eb := claims.MeanCI(a, alpha), claims.MeanCI(b, alpha)
 	if math.Abs(ea.Mean-eb.Mean) > ea.Half+eb.Half {
 		t.Errorf("s_3: with replacement %v ± %v, distinct+random ties %v ± %v", ea.Mean, ea.Half, eb.Mean, eb.Half)
 	}

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"lbsweep/experiments/claims"
 	"lbsweep/model"
 	"lbsweep/model/policy"
 	"lbsweep/model/sim"
-	"lbsweep/results"
 	"lbsweep/results/schema"
 )
 
@@ -248,7 +248,7 @@ func TestPowerOfDBlastRadius(t *testing.T) {
 					t.Errorf("N=%d d=%d: theory %v, want %v", n, d, row[mTheoryBrokenShare].F, want)
 				}
 			}
-			e := results.MeanCI(shares, alphaFleet)
+			e := claims.MeanCI(shares, alphaFleet)
 			if want := float64(d) / float64(n); math.Abs(e.Mean-want) > e.Half+0.005 {
 				t.Errorf("N=%d d=%d: broken share %.4f ± %.4f, want d/N = %.4f", n, d, e.Mean, e.Half, want)
 			}
@@ -298,7 +298,7 @@ func TestQueueTheory(t *testing.T) {
 			row, _ := runRow(Model{}, p, model.Seed{Run: uint64(rep + 1)})
 			xs = append(xs, row[mMeanLatency].F)
 		}
-		e := results.MeanCI(xs, alphaFleet)
+		e := claims.MeanCI(xs, alphaFleet)
 		t.Logf("%s: mean latency %.4g ± %.2g, theory %.4g", c.name, e.Mean, e.Half, c.want)
 		if math.Abs(e.Mean-c.want) > e.Half {
 			t.Errorf("%s: mean latency %.5g ± %.3g does not cover %.5g", c.name, e.Mean, e.Half, c.want)

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 	"testing"
 
+	"lbsweep/experiments/claims"
 	"lbsweep/model"
 	"lbsweep/model/policy"
 	"lbsweep/model/sim"
@@ -183,7 +184,7 @@ func TestBoardIndividualAgesAreExponential(t *testing.T) {
 	if d := math.Abs(float64(above) - total*p); d > 1.1*z*math.Sqrt(total*p*(1-p)) {
 		t.Errorf("ages above T: %d of %.0f, expected %.0f", above, total, total*p)
 	}
-	e := results.MeanCI(ages, 0.001)
+	e := claims.MeanCI(ages, 0.001)
 	// Ages of the 50 entries at one probe are independent; probes 3T apart are nearly so (correlation e^(−3)):
 	// widen the CI by √(1 + 2e^(−3)/(1 − e^(−3))) ≈ 1.05 and round up to 1.1.
 	if math.Abs(e.Mean-T) > 1.1*e.Half {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"lbsweep/analytic"
+	"lbsweep/experiments/claims"
 	"lbsweep/model"
 	"lbsweep/model/policy"
 	"lbsweep/model/sim"
@@ -134,7 +135,7 @@ func level(i int) func([]results.Cell) float64 {
 // within checks |mean − want| ≤ CI half-width + allowance, and logs the comparison.
 func within(t *testing.T, what string, xs []float64, want, allowance, a float64) {
 	t.Helper()
-	e := results.MeanCI(xs, a)
+	e := claims.MeanCI(xs, a)
 	ok := math.Abs(e.Mean-want) <= e.Half+allowance
 	t.Logf("%s: sim %.5g ± %.2g (%.1f%% CI, %d runs), theory %.5g, allowance %.2g", what, e.Mean, e.Half, 100*(1-a), e.N, want, allowance)
 	if !ok {

@@ -1,12 +1,14 @@
-package sweep
+package main
 
 import (
+	"bytes"
+	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"lbsweep/experiments"
+	"lbsweep/experiments/experimentstest"
 	"lbsweep/model"
 )
 
@@ -19,9 +21,9 @@ func TestREADMESchema(t *testing.T) {
 	}
 	text := string(b)
 	for name, m := range experiments.Models {
-		checkREADMETable(t, text, name, SchemaMarkdown(m))
+		checkREADMETable(t, text, name, schemaMarkdown(m))
 		if sm, ok := m.(model.SeriesModel); ok {
-			checkREADMETable(t, text, name+":timeseries", SeriesSchemaMarkdown(sm))
+			checkREADMETable(t, text, name+":timeseries", seriesSchemaMarkdown(sm))
 		}
 	}
 }
@@ -45,24 +47,19 @@ func checkREADMETable(t *testing.T, text, key, want string) {
 	}
 }
 
-// Every committed spec loads, and its file stem is its name (the Makefile maps experiments/X.toml to results/X/).
-func TestCommittedSpecs(t *testing.T) {
-	paths, _ := filepath.Glob("../*.toml")
-	if len(paths) == 0 {
-		t.Fatal("no specs in experiments/")
+// -schema prints a SeriesModel's time-series columns after its runs columns.
+func TestSeriesSchema(t *testing.T) {
+	experimentstest.Register(t, experimentstest.Series{})
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"-schema", experimentstest.SeriesName}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	for _, p := range paths {
-		s, err := experiments.Load(p)
-		if err != nil {
-			t.Errorf("%v", err)
-			continue
-		}
-		stem := strings.TrimSuffix(p[strings.LastIndex(p, "/")+1:], ".toml")
-		if s.Name != stem {
-			t.Errorf("%s: name %q differs from the file stem %q", p, s.Name, stem)
-		}
-		if len(s.Figures) == 0 && len(s.Expects) == 0 {
-			t.Errorf("%s: neither figures nor claims", p)
-		}
+	sm := experimentstest.Series{}
+	want := schemaMarkdown(sm) + "\nTime series (DIR/NAME/_timeseries/):\n\n" + seriesSchemaMarkdown(sm)
+	if stdout.String() != want {
+		t.Errorf("-schema %s:\n%s\nwant:\n%s", experimentstest.SeriesName, stdout.String(), want)
+	}
+	if !strings.Contains(want, "| `queues` | list<double> | jobs |") || !strings.Contains(want, "| `n` | int64 |") {
+		t.Errorf("time-series schema lacks its parameter or series columns:\n%s", want)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"lbsweep/experiments"
+	"lbsweep/experiments/claims"
 	"lbsweep/model"
 	"lbsweep/results"
 )
@@ -74,10 +75,10 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./figures/render -update)", err)
+		t.Fatalf("%v (run go test ./cmd/plot/render -update)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from %s (inspect, then go test ./figures/render -update):\n%s", name, path, got)
+		t.Errorf("%s differs from %s (inspect, then go test ./cmd/plot/render -update):\n%s", name, path, got)
 	}
 }
 
@@ -204,79 +205,42 @@ func TestNumber(t *testing.T) {
 	}
 }
 
-// plot writes each table to OUT/NAME-TABLE.md and the same Markdown into REPORT.md, after the figures and before the
-// claims, byte-identical on a rerun.
-func TestMainWritesTables(t *testing.T) {
-	dir := t.TempDir()
-	specPath := filepath.Join(dir, "tab.toml")
+// The report holds each table's Markdown (as WriteTable writes the NAME-TABLE.md files) after the figures and before
+// the claims, in spec order, byte-identical on a rerun.
+func TestReportHoldsTables(t *testing.T) {
 	text := tabSpec + "\n[[figure]]\nname = \"mean\"\nkind = \"metric\"\nx = \"lambda\"\ny = \"mean_sojourn\"\nseries = \"policy\"\n" +
 		"\n[[expect]]\nsource = \"s\"\nmetric = \"mean_sojourn\"\nwhere = { lambda = 0.5 }\napprox = 2.01\ntol = 0.01\n"
-	if err := os.WriteFile(specPath, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := experiments.Load(specPath)
+	s, err := experiments.Parse("tab.toml", text)
 	if err != nil {
 		t.Fatal(err)
 	}
 	data := tabTable(t, s)
-	id := func(name string) int { return data.Col(name) }
-	for i, row := range data.Rows {
-		r := s.Run(i)
-		row[id("experiment")] = results.Str(s.Name)
-		row[id("point")] = results.Str(r.Key)
-		row[id("replication")] = results.Int(int64(r.Replication))
-		row[id("seed")] = results.Int(int64(r.Seed.Run))
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "results", s.Name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	w, err := results.Create(filepath.Join(dir, "results", s.Name, "runs.parquet"), data.Columns, results.Provenance(s.Text, s.SHA256, s.Model.Name()), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, row := range data.Rows {
-		if err := w.Write(row); err != nil {
+	sec := Section{Spec: s, Figures: []string{"tab-mean.svg"}, Verdicts: claims.Evaluate(s.Expects, data)}
+	var tables []string
+	for _, tb := range s.Tables {
+		var buf bytes.Buffer
+		if err := WriteTable(s, tb, data, &buf); err != nil {
 			t.Fatal(err)
 		}
+		sec.Tables = append(sec.Tables, buf.String())
+		tables = append(tables, buf.String())
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
+	var a, b bytes.Buffer
+	Report(&a, []Section{sec})
+	Report(&b, []Section{sec})
+	if a.String() != b.String() {
+		t.Error("REPORT.md differs between two runs")
 	}
-
-	outputs := make([]map[string]string, 2)
-	for k := range outputs {
-		out := filepath.Join(dir, "out", string(rune('a'+k)))
-		var stderr bytes.Buffer
-		if code := Main([]string{"-results", filepath.Join(dir, "results"), "-o", out, specPath}, &bytes.Buffer{}, &stderr); code != 0 {
-			t.Fatalf("plot exited %d: %s", code, stderr.String())
-		}
-		outputs[k] = map[string]string{}
-		for _, name := range []string{"REPORT.md", "tab-by-lambda.md", "tab-at-09.md", "tab-by-d.md", "tab-mean.svg"} {
-			b, err := os.ReadFile(filepath.Join(out, name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			outputs[k][name] = string(b)
-		}
-		if !strings.Contains(stderr.String(), "wrote "+filepath.Join(out, "tab-by-d.md")) {
-			t.Errorf("stderr does not name the table it wrote:\n%s", stderr.String())
-		}
-	}
-	for name, a := range outputs[0] {
-		if outputs[1][name] != a {
-			t.Errorf("%s differs between two runs", name)
-		}
-	}
-	report := outputs[0]["REPORT.md"]
-	fig, claims := strings.Index(report, "![tab-mean.svg]"), strings.Index(report, "| source |")
+	report := a.String()
+	fig, verdicts := strings.Index(report, "![tab-mean.svg]"), strings.Index(report, "| source |")
 	last := -1
-	for _, name := range []string{"tab-by-lambda.md", "tab-at-09.md", "tab-by-d.md"} { // in spec order
-		i := strings.Index(report, outputs[0][name])
+	for k, md := range tables { // in spec order
+		i := strings.Index(report, md)
 		if i < 0 {
-			t.Fatalf("REPORT.md does not hold %s:\n%s", name, report)
+			t.Fatalf("REPORT.md does not hold table %s:\n%s", s.Tables[k].Name, report)
 		}
-		if i < fig || i > claims || i < last {
-			t.Errorf("%s is at %d: want after the figure (%d), before the claims (%d), after the previous table (%d)", name, i, fig, claims, last)
+		if i < fig || i > verdicts || i < last {
+			t.Errorf("table %s is at %d: want after the figure (%d), before the claims (%d), after the previous table (%d)", s.Tables[k].Name, i, fig, verdicts, last)
 		}
 		last = i
 	}

@@ -2,7 +2,6 @@ package render
 
 import (
 	"bytes"
-	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 
 	"lbsweep/experiments"
 	"lbsweep/experiments/experimentstest"
-	"lbsweep/experiments/sweep"
 	"lbsweep/model"
 	"lbsweep/results"
 )
@@ -104,10 +102,10 @@ func TestGoldenSeriesFigures(t *testing.T) {
 		}
 		want, err := os.ReadFile(golden)
 		if err != nil {
-			t.Fatalf("%v (run go test ./figures/render -update)", err)
+			t.Fatalf("%v (run go test ./cmd/plot/render -update)", err)
 		}
 		if !bytes.Equal(buf.Bytes(), want) {
-			t.Errorf("%s: SVG differs from %s (inspect, then go test ./figures/render -update)", f.Name, golden)
+			t.Errorf("%s: SVG differs from %s (inspect, then go test ./cmd/plot/render -update)", f.Name, golden)
 		}
 	}
 }
@@ -150,39 +148,5 @@ func TestSeriesFigureErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
 		}
-	}
-}
-
-// plot draws a timeseries figure from the dataset's time-series table, read only for it.
-func TestMainTimeseries(t *testing.T) {
-	experimentstest.Register(t, experimentstest.Series{})
-	dir := t.TempDir()
-	specPath := filepath.Join(dir, "ts.toml")
-	if err := os.WriteFile(specPath, []byte(seriesFigSpec), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := experiments.Load(specPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := filepath.Join(dir, "results")
-	if _, err := sweep.Run(context.Background(), s, sweep.Options{Dir: res, Every: -1}); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "out")
-	var stderr bytes.Buffer
-	if code := Main([]string{"-results", res, "-o", out, specPath}, &bytes.Buffer{}, &stderr); code != 0 {
-		t.Fatalf("plot exited %d: %s", code, stderr.String())
-	}
-	for _, name := range []string{"ts-extremes.svg", "ts-tracked.svg"} {
-		if b, err := os.ReadFile(filepath.Join(out, name)); err != nil || !bytes.Contains(b, []byte("<svg")) {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-	// Without its time-series table the figure cannot be drawn: plot says which table is missing.
-	os.RemoveAll(filepath.Join(res, "ts", results.SeriesDir))
-	stderr.Reset()
-	if code := Main([]string{"-results", res, "-o", out, specPath}, &bytes.Buffer{}, &stderr); code != 1 || !strings.Contains(stderr.String(), "no time-series table") {
-		t.Errorf("plot without the time-series table: exit %d, stderr %s", code, stderr.String())
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"lbsweep/experiments"
+	"lbsweep/experiments/claims"
 	"lbsweep/results"
 )
 
@@ -235,7 +236,7 @@ func summarize(ys []float64, f experiments.Figure) summary {
 		med := median(v)
 		return summary{y: med, lo: med - v[0], hi: v[len(v)-1] - med}
 	}
-	e := results.MeanCI(ys, f.Alpha)
+	e := claims.MeanCI(ys, f.Alpha)
 	if math.IsNaN(e.Half) {
 		return summary{y: e.Mean}
 	}

@@ -1,4 +1,4 @@
-package sweep_test
+package main
 
 import (
 	"bytes"
@@ -14,11 +14,11 @@ import (
 	"lbsweep/results"
 )
 
-// cliRun calls sweep.Main with buffers and returns the exit code, stdout and stderr.
+// cliRun calls run with buffers and returns the exit code, stdout and stderr.
 func cliRun(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := sweep.Main(context.Background(), args, &stdout, &stderr)
+	code := run(context.Background(), args, &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"lbsweep/experiments"
+	"lbsweep/experiments/claims"
 	"lbsweep/results"
 )
 
@@ -204,7 +205,7 @@ func cellStat(xs []float64, tb experiments.Table, integer bool) (string, int) {
 	if tb.Stat == experiments.Median {
 		return number(median(v), tb.Digits, integer), len(v)
 	}
-	e := results.MeanCI(v, tb.Alpha)
+	e := claims.MeanCI(v, tb.Alpha)
 	if math.IsNaN(e.Half) {
 		return number(e.Mean, tb.Digits, integer), e.N
 	}

@@ -100,10 +100,10 @@ func TestGoldenFigures(t *testing.T) {
 		}
 		want, err := os.ReadFile(golden)
 		if err != nil {
-			t.Fatalf("%v (run go test ./figures/render -update)", err)
+			t.Fatalf("%v (run go test ./cmd/plot/render -update)", err)
 		}
 		if !bytes.Equal(buf.Bytes(), want) {
-			t.Errorf("%s: SVG differs from %s (inspect, then go test ./figures/render -update)", f.Name, golden)
+			t.Errorf("%s: SVG differs from %s (inspect, then go test ./cmd/plot/render -update)", f.Name, golden)
 		}
 	}
 }

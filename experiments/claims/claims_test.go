@@ -1,9 +1,10 @@
-package experiments_test
+package claims_test
 
 import (
 	"testing"
 
 	"lbsweep/experiments"
+	"lbsweep/experiments/claims"
 	"lbsweep/model"
 	"lbsweep/results"
 )
@@ -80,7 +81,7 @@ ratio = { where = { policy = "jsq" }, min = 3, max = 4 }
 		mean     float64
 		unstable bool
 	}{{"random", 1.9, true}, {"random", 2.0, true}, {"random", 2.1, true}, {"jsq", 1, false}, {"jsq", 1, false}, {"jsq", 1, false}})
-	vs := s.Evaluate(tb)
+	vs := claims.Evaluate(s.Expects, tb)
 	// Random's mean 2 has a 95% CI half-width of t(0.975, 2)·0.1/√3 = 4.303·0.0577 = 0.248; jsq's is 0: the ratio 2 ±
 	// 0.248 meets [2.1, 3] but not [3, 4].
 	// Constant bounds: jsq's 1 < 1.5 (no spread); random's 2 − 0.248 is not above 2.

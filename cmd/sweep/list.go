@@ -1,0 +1,51 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"lbsweep/experiments"
+	"lbsweep/model"
+	"lbsweep/model/policy"
+	"lbsweep/results"
+)
+
+// listModels is `sweep -list`: every model with its parameters, and every policy with its arguments.
+func listModels(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	for _, name := range experiments.ModelNames() {
+		m := experiments.Models[name]
+		fmt.Fprintf(tw, "model %s\t%s\n", name, m.Doc())
+		for _, p := range m.Params() {
+			def := ""
+			if p.Default.Valid {
+				def = " (default " + p.Format(p.Default) + ")"
+			}
+			fmt.Fprintf(tw, "  %s\t%s%s\t%s\n", p.Name, p.Kind, def, p.Doc)
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "policies")
+	for _, e := range policy.Registry {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", e.Name, e.Signature(), e.Doc)
+	}
+	tw.Flush()
+}
+
+// schemaMarkdown renders model m's results columns as the README's Markdown table (`sweep -schema`).
+func schemaMarkdown(m model.Model) string { return columnsMarkdown(model.Columns(m)) }
+
+// seriesSchemaMarkdown renders the columns of SeriesModel m's time-series table (model.SeriesColumns) as a Markdown
+// table like schemaMarkdown's.
+func seriesSchemaMarkdown(m model.SeriesModel) string { return columnsMarkdown(model.SeriesColumns(m)) }
+
+func columnsMarkdown(cols []results.Column) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "| column | type | unit | meaning |\n|---|---|---|---|\n")
+	for _, c := range cols {
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", c.Name, c.Type, c.Unit, strings.ReplaceAll(c.Doc, "|", "\\|"))
+	}
+	return b.String()
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"time"
+
+	"lbsweep/experiments"
+	"lbsweep/experiments/sweep"
+)
+
+// plan is `sweep plan [-shard N] [-rate EVENTS/S] SPEC.toml`: what a sweep would cost, before spending anything
+// (sweep.PlanOf), with times at an assumed rate on 1 worker and on GOMAXPROCS.
+func plan(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sweep plan", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	n := fs.Int("shard", 1, "show the split into `N` shards")
+	rate := fs.Float64("rate", 2.5e7, "assumed simulated `events/s` per worker, for the time estimate")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 1 || *n < 1 {
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(fs, stderr)
+			return 0
+		}
+		fmt.Fprintln(stderr, "sweep plan: usage: sweep plan [-shard N] [-rate EVENTS/S] SPEC.toml")
+		return 2
+	}
+	spec, err := experiments.Load(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "sweep: %v\n", err)
+		return 1
+	}
+	p := sweep.PlanOf(spec, *n)
+	total := p.Events
+	axes := fmt.Sprintf("%d axes", len(spec.Axes))
+	if len(spec.Axes) == 1 {
+		axes = "1 axis"
+	}
+	fmt.Fprintf(stdout, "%s: model %s, %s, %d points × %d replications = %d runs\n", spec.Name, spec.Model.Name(), axes, spec.Points(), spec.Replications, spec.Runs())
+	for _, a := range spec.Axes {
+		fmt.Fprintf(stdout, "  axis %s: %d values\n", a.Key, len(a.Values))
+	}
+	fmt.Fprintf(stdout, "estimated work: %.3g events; at %.3g events/s per worker: %s on 1 worker, %s on %d\n",
+		total, *rate, time.Duration(total / *rate * 1e9).Round(time.Second), time.Duration(total / *rate / float64(runtime.GOMAXPROCS(0)) * 1e9).Round(time.Second), runtime.GOMAXPROCS(0))
+	if *n > 1 {
+		for _, s := range p.Shards {
+			fmt.Fprintf(stdout, "  shard %s: runs %d..%d (%d runs, %.3g events, %.0f%%)\n", s.Shard, s.Lo, s.Hi-1, s.Hi-s.Lo, s.Events, 100*s.Events/total)
+		}
+	}
+	return 0
+}
+
+// merge is `sweep merge DIR/NAME` (sweep.Merge).
+func merge(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprintln(stderr, "sweep merge: give the dataset directory, e.g. sweep merge results/homo")
+		return 2
+	}
+	out, err := sweep.Merge(args[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "sweep: merge: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "sweep: wrote %s\n", out)
+	return 0
+}

@@ -1,0 +1,136 @@
+package claims
+
+import (
+	"fmt"
+	"strings"
+
+	"lbsweep/results"
+)
+
+// Outcome classifies a verdict against what its spec declares.
+type Outcome uint8
+
+// Outcomes. Only Reproduced and FailedAsDeclared are as expected (Verdict.OK).
+const (
+	Reproduced        Outcome = iota // passes, and no known failure is declared
+	Failed                           // fails, and no known failure is declared
+	FailedAsDeclared                 // fails, as the spec's known_failure declares
+	PassedThoughKnown                // passes, although the spec declares it a known failure
+)
+
+// Outcome returns v's outcome.
+func (v Verdict) Outcome() Outcome {
+	known := v.Expect.KnownFailure != ""
+	switch {
+	case v.Pass && known:
+		return PassedThoughKnown
+	case v.Pass:
+		return Reproduced
+	case known:
+		return FailedAsDeclared
+	default:
+		return Failed
+	}
+}
+
+// Style is how Format writes a verdict.
+type Style uint8
+
+// Styles of Format.
+const (
+	// Line is `sweep check`'s line, "SPEC: SOURCE: METRIC[i=L] = MEAN ± HALF (n = N, P% CI); claim TARGET: VERDICT",
+	// VERDICT being "ok", "FAIL: REASON", "not reproduced, as declared (WHY): REASON" or "PASSES, but is declared a
+	// known failure: remove known_failure".
+	Line Style = iota
+	// Markdown is REPORT.md's claims-table row "| SOURCE | ROWS | METRIC, i = L | TARGET | MEAN ± HALF (n = N) |
+	// VERDICT |" (the header is MarkdownHeader), cells escaped for Markdown.
+	Markdown
+	// Note is plot's one-line note on stderr, "SPEC: claim not reproduced: SOURCE: REASON" (or "..., as the spec
+	// declares (known_failure): SOURCE"); it is "" for a claim that passes.
+	Note
+)
+
+// MarkdownHeader is the header of the claims table whose rows Format writes in the Markdown style, with its
+// delimiter row and a newline after each.
+const MarkdownHeader = "| source | rows | metric | claim | measured | verdict |\n|---|---|---|---|---|---|\n"
+
+// Format renders verdict v of a claim of the spec named spec in style s, without a final newline. It is the one
+// place that words verdicts and estimates: a mean is written %.5g, a CI half-width %.2g, n the runs it is over.
+func Format(spec string, v Verdict, s Style) string {
+	e := v.Expect
+	switch s {
+	case Markdown:
+		metric := e.Metric
+		if e.Level > 0 {
+			metric = fmt.Sprintf("%s, i = %d", metric, e.Level)
+		}
+		verdict := "reproduced"
+		switch v.Outcome() {
+		case PassedThoughKnown:
+			verdict = "reproduced (declared a known failure: update the spec)"
+		case FailedAsDeclared:
+			verdict = "**not reproduced** (known: " + md(e.KnownFailure) + "): " + v.Reason
+		case Failed:
+			verdict = "**not reproduced**: " + v.Reason
+		}
+		return fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", md(e.Source), md(rowsText(e.Where)), metric, md(v.Target), md(estimate(v.Measured, false)), verdict)
+	case Note:
+		switch v.Outcome() {
+		case FailedAsDeclared:
+			return fmt.Sprintf("%s: claim not reproduced, as the spec declares (known_failure): %s", spec, e.Source)
+		case Failed:
+			return fmt.Sprintf("%s: claim not reproduced: %s: %s", spec, e.Source, v.Reason)
+		}
+		return ""
+	default:
+		metric := e.Metric
+		if e.Level > 0 {
+			metric = fmt.Sprintf("%s[i=%d]", metric, e.Level)
+		}
+		verdict := "ok"
+		switch v.Outcome() {
+		case PassedThoughKnown:
+			verdict = "PASSES, but is declared a known failure: remove known_failure"
+		case FailedAsDeclared:
+			verdict = "not reproduced, as declared (" + e.KnownFailure + "): " + v.Reason
+		case Failed:
+			verdict = "FAIL: " + v.Reason
+		}
+		return fmt.Sprintf("%s: %s: %s = %s; claim %s: %s", spec, e.Source, metric, estimate(v.Measured, true), v.Target, verdict)
+	}
+}
+
+// estimate renders "mean ± half (n = N)", with ", P% CI" inside the parentheses when level is set, or "mean (n = N)"
+// for N < 2.
+func estimate(e Estimate, level bool) string {
+	switch {
+	case e.N < 2:
+		return fmt.Sprintf("%.5g (n = %d)", e.Mean, e.N)
+	case level:
+		return fmt.Sprintf("%.5g ± %.2g (n = %d, %.4g%% CI)", e.Mean, e.Half, e.N, 100*(1-e.Alpha))
+	}
+	return fmt.Sprintf("%.5g ± %.2g (n = %d)", e.Mean, e.Half, e.N)
+}
+
+// rowsText renders a selection as "col = v, col = v", or "all".
+func rowsText(cs []results.Cond) string {
+	if len(cs) == 0 {
+		return "all"
+	}
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = c.Column + " = " + c.Text
+	}
+	return strings.Join(parts, ", ")
+}
+
+// md makes s safe inside a Markdown table cell: pipes escaped, line breaks and other control characters as spaces.
+func md(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.ReplaceAll(s, "|", "\\|")
+}
