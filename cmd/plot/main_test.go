@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"lbsweep/experiments"
+	"lbsweep/experiments/experimentstest"
+	"lbsweep/experiments/sweep"
+	"lbsweep/results"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/NAME.stdout and NAME.stderr from the command's output")
+
+// Golden CLI tests: plot's stdout and stderr must be testdata/NAME.stdout and NAME.stderr byte for byte (go test
+// ./cmd/plot -update rewrites them), and its exit code code. TMP in an argument is a fresh temporary directory.
+func TestGolden(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"help", []string{"-h"}, 0},
+		{"no-spec", nil, 2},
+		{"unknown-flag", []string{"-frobnicate", "a.toml"}, 2},
+		{"no-dataset", []string{"-results", "testdata/none", "-o", "TMP", "../../experiments/homo.toml"}, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string(nil), c.args...)
+			for i, a := range args {
+				if a == "TMP" {
+					args[i] = t.TempDir()
+				}
+			}
+			var stdout, stderr bytes.Buffer
+			if code := run(args, &stdout, &stderr); code != c.code {
+				t.Errorf("plot %q: exit %d, want %d", c.args, code, c.code)
+			}
+			for _, out := range []struct {
+				ext string
+				got []byte
+			}{{".stdout", stdout.Bytes()}, {".stderr", stderr.Bytes()}} {
+				path := filepath.Join("testdata", c.name+out.ext)
+				if *update {
+					if err := os.WriteFile(path, out.got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (go test ./cmd/plot -update writes it)", err)
+				}
+				if !bytes.Equal(out.got, want) {
+					t.Errorf("plot %q: %s differs from %s (inspect, then go test ./cmd/plot -update):\n%s", c.args, out.ext[1:], path, out.got)
+				}
+			}
+		})
+	}
+}
+
+// plot draws a timeseries figure from the dataset's time-series table, read only for it, and names each file it
+// writes on stderr.
+func TestTimeseries(t *testing.T) {
+	experimentstest.Register(t, experimentstest.Series{})
+	dir := t.TempDir()
+	specPath := filepath.Join("testdata", "ts.toml")
+	s, err := experiments.Load(specPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := filepath.Join(dir, "results")
+	if _, err := sweep.Run(context.Background(), s, sweep.Options{Dir: res, Every: -1}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	var stderr bytes.Buffer
+	if code := run([]string{"-results", res, "-o", out, specPath}, &bytes.Buffer{}, &stderr); code != 0 {
+		t.Fatalf("plot exited %d: %s", code, stderr.String())
+	}
+	for _, name := range []string{"ts-extremes.svg", "ts-tracked.svg"} {
+		if b, err := os.ReadFile(filepath.Join(out, name)); err != nil || !bytes.Contains(b, []byte("<svg")) {
+			t.Errorf("%s: %v", name, err)
+		}
+		if !strings.Contains(stderr.String(), "plot: wrote "+filepath.Join(out, name)+"\n") {
+			t.Errorf("stderr does not name %s:\n%s", name, stderr.String())
+		}
+	}
+	// Without its time-series table the figure cannot be drawn: plot says which table is missing.
+	os.RemoveAll(filepath.Join(res, "ts", results.SeriesDir))
+	stderr.Reset()
+	if code := run([]string{"-results", res, "-o", out, specPath}, &bytes.Buffer{}, &stderr); code != 1 || !strings.Contains(stderr.String(), "no time-series table") {
+		t.Errorf("plot without the time-series table: exit %d, stderr %s", code, stderr.String())
+	}
+}
