@@ -5,7 +5,7 @@
 // The spec format is the contract in DESIGN.md and the README: top-level name, description, model, seed,
 // replications, allow_unstable; [params] (fixed values); [sweep] (axes: a list, or an inclusive range
 // {from, to, step} computed as from + i·step); [[figure]], [[table]] and [[expect]] tables for cmd/plot and
-// `sweep check`.
+// `sweep check`. An [[expect]] decodes into a claims.Expect; package experiments/claims evaluates it on the dataset.
 package experiments
 
 import (

@@ -1,7 +1,7 @@
 // Package claims evaluates an experiment's [[expect]] claims on its dataset and says how each fared: what a claim
 // says (Expect, decoded from a spec by package experiments), the statistics it is judged by (Estimate, MeanCI: a
 // Student-t confidence interval across replications), the judgement (Evaluate, Verdict, Outcome), and how a verdict
-// reads (Format, in the styles of `sweep check` and of REPORT.md).
+// reads (Format, in the styles of `sweep check`'s lines, REPORT.md's rows and plot's notes).
 //
 // Row selection (results.Cond, Table.Where) stays in package results: it is table reading, shared with the figures
 // and tables that select rows the same way, and it has no statistics in it.
@@ -29,7 +29,8 @@ const (
 	Ratio                           // ratio = { where = { ... }, min = a, max = b }: [a, b] meets mean / other mean ± its CI
 )
 
-// Expect is one [[expect]] table: a claim of the experiment's source, as data.
+// Expect is one [[expect]] table: a claim of the experiment's source, as data (package experiments decodes and
+// validates it; the README's "Claims" section is the spec syntax).
 type Expect struct {
 	Source   string         // where the claim comes from: seed file and section, or paper and table
 	Where    []results.Cond // the rows the claim is about
