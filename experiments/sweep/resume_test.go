@@ -94,7 +94,7 @@ func TestKillAndResume(t *testing.T) {
 		t.Skip("kills sweeps")
 	}
 	specPath := filepath.Join(t.TempDir(), "many.toml")
-	// 3000 short runs (about 2 s on 2 workers): chunks of 1000 rows are flushed twice before the end.
+	// 3000 short runs (about 1 s on 2 workers): chunks of 1000 rows are flushed twice before the end.
 	spec := `name = "many"
 model = "supermarket"
 seed = 5
@@ -102,8 +102,8 @@ replications = 3000
 [params]
 n = 4
 lambda = 0.8
-horizon = 300.0
-warmup = 50.0
+horizon = 100.0
+warmup = 20.0
 policy = { name = "jsq_d", d = 2 }
 `
 	os.WriteFile(specPath, []byte(spec), 0o644)
