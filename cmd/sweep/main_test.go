@@ -302,3 +302,21 @@ func TestRunAndCheck(t *testing.T) {
 		t.Errorf("datasets of -j 2 and -j default differ (%v, %v)", errA, errB)
 	}
 }
+
+// A sweep whose context is cancelled (the command's first SIGINT, SIGTERM or SIGHUP) exits 130 and leaves no dataset.
+func TestInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	spec := cliWrite(t, dir, "tiny.toml", cliSpec(""))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	if code := run(ctx, []string{"-q", "-o", filepath.Join(dir, "out"), spec}, &stdout, &stderr); code != 130 {
+		t.Errorf("exit %d, want 130; stderr:\n%s", code, stderr.String())
+	}
+	if !strings.HasPrefix(stderr.String(), "sweep: ") || strings.Count(stderr.String(), "\n") != 1 {
+		t.Errorf("stderr %q, want one line prefixed \"sweep: \"", stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "tiny", "runs.parquet")); !os.IsNotExist(err) {
+		t.Errorf("an interrupted sweep left a dataset (%v)", err)
+	}
+}
