@@ -29,6 +29,10 @@ func plan(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "sweep plan: usage: sweep plan [-shard N] [-rate EVENTS/S] SPEC.toml")
 		return 2
 	}
+	if *n > sweep.MaxShards {
+		fmt.Fprintf(stderr, "sweep plan: -shard %d: at most %d shards\n", *n, sweep.MaxShards)
+		return 2
+	}
 	spec, err := experiments.Load(fs.Arg(0))
 	if err != nil {
 		fmt.Fprintf(stderr, "sweep: %v\n", err)

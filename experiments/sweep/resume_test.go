@@ -59,7 +59,7 @@ func TestParseShardAndEnv(t *testing.T) {
 			t.Errorf("ParseShard(%q) = %v, %v", in, got, err)
 		}
 	}
-	for _, bad := range []string{"4/4", "-1/2", "1", "a/b", "0/0"} {
+	for _, bad := range []string{"4/4", "-1/2", "1", "a/b", "0/0", "0/65537", "0/99999999999"} {
 		if _, err := ParseShard(bad); err == nil {
 			t.Errorf("ParseShard(%q) accepted", bad)
 		}
@@ -81,8 +81,19 @@ func TestParseShardAndEnv(t *testing.T) {
 			t.Errorf("%v: %v %v %v", c.env, got, ok, err)
 		}
 	}
-	if _, _, err := ShardFromEnv(env(map[string]string{"JOB_COMPLETION_INDEX": "1"})); err == nil {
-		t.Error("JOB_COMPLETION_INDEX without LBSWEEP_SHARDS accepted")
+	for _, bad := range []map[string]string{
+		{"JOB_COMPLETION_INDEX": "1"},
+		{"JOB_COMPLETION_INDEX": "1", "LBSWEEP_SHARDS": "abc"},
+		{"JOB_COMPLETION_INDEX": "0", "LBSWEEP_SHARDS": "70000"},
+		{"SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_COUNT": "0"},
+		{"SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_COUNT": "70000"},
+	} {
+		if _, _, err := ShardFromEnv(env(bad)); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+	if _, _, err := ShardFromEnv(env(map[string]string{"JOB_COMPLETION_INDEX": "1", "LBSWEEP_SHARDS": "abc"})); err == nil || !strings.Contains(err.Error(), "not an integer") {
+		t.Errorf("LBSWEEP_SHARDS=abc: %v, want 'not an integer'", err)
 	}
 }
 

@@ -22,13 +22,21 @@ func (sh Shard) String() string { return fmt.Sprintf("%d/%d", sh.K, sh.N) }
 // sharded reports whether sh is a proper part.
 func (sh Shard) sharded() bool { return sh.N > 1 }
 
-// ParseShard reads "K/N".
+// MaxShards bounds N in K/N (the flag, the batch system's environment and `sweep plan -shard N`): far above any
+// array a batch system runs (Slurm's default MaxArraySize is 1001), and small enough that planning every shard takes
+// well under a second.
+const MaxShards = 1 << 16
+
+// ParseShard reads "K/N", 0 ≤ K < N ≤ MaxShards.
 func ParseShard(s string) (Shard, error) {
 	k, n, ok := strings.Cut(s, "/")
 	ki, err1 := strconv.Atoi(strings.TrimSpace(k))
 	ni, err2 := strconv.Atoi(strings.TrimSpace(n))
 	if !ok || err1 != nil || err2 != nil || ni < 1 || ki < 0 || ki >= ni {
 		return Shard{}, fmt.Errorf("shard %q: want K/N with 0 ≤ K < N", s)
+	}
+	if ni > MaxShards {
+		return Shard{}, fmt.Errorf("shard %q: N = %d is more than %d shards", s, ni, MaxShards)
 	}
 	return Shard{ki, ni}, nil
 }
@@ -66,6 +74,9 @@ func ShardFromEnv(getenv func(string) string) (sh Shard, ok bool, err error) {
 			n = hi - lo + 1
 		}
 		sh = Shard{id - lo, n}
+		if sh.N < 1 || sh.N > MaxShards {
+			return sh, false, fmt.Errorf("Slurm array of %d tasks: need 1 to %d", sh.N, MaxShards)
+		}
 		if sh.K < 0 || sh.K >= sh.N {
 			return sh, false, fmt.Errorf("Slurm array task %d is outside 0..%d", sh.K, sh.N-1)
 		}
@@ -76,8 +87,14 @@ func ShardFromEnv(getenv func(string) string) (sh Shard, ok bool, err error) {
 			return sh, false, err
 		}
 		n, nset, err := atoi("LBSWEEP_SHARDS")
-		if err != nil || !nset {
+		if err != nil {
+			return sh, false, err
+		}
+		if !nset {
 			return sh, false, fmt.Errorf("JOB_COMPLETION_INDEX is set: set LBSWEEP_SHARDS to the Job's completions too")
+		}
+		if n < 1 || n > MaxShards {
+			return sh, false, fmt.Errorf("LBSWEEP_SHARDS=%d: need 1 to %d shards", n, MaxShards)
 		}
 		if id < 0 || id >= n {
 			return sh, false, fmt.Errorf("JOB_COMPLETION_INDEX %d is outside 0..%d", id, n-1)

@@ -70,10 +70,12 @@ const maxWorkers = 1024
 // FileName is the dataset file an unsharded sweep writes inside DIR/NAME/.
 const FileName = "runs.parquet"
 
-// Chunking of finished runs: a kill -9 loses at most the runs finished in the last chunkEvery.
+// Chunking of finished runs: a chunk is closed once it is chunkEvery old, checked every chunkTick, so a kill -9 loses
+// at most the runs finished in the last chunkEvery + chunkTick.
 const (
 	chunkRows  = 1000
 	chunkEvery = 5 * time.Second
+	chunkTick  = time.Second
 )
 
 // ErrInterrupted is wrapped by the error of a sweep stopped by its context: the finished runs were kept.
@@ -500,7 +502,7 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 	next := from
 	var events int64
 	last := time.Now()
-	tick := time.NewTicker(chunkEvery)
+	tick := time.NewTicker(chunkTick)
 	defer tick.Stop()
 	for next < to {
 		select {

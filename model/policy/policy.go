@@ -319,7 +319,7 @@ var Params = []model.Param{
 	argFullScan: {Name: "full_scan", Kind: model.Bool, Policy: true,
 		Doc: "least_request: scan every host instead of sampling (Envoy selection_method FULL_SCAN); null for other policies"},
 	argActiveRequestBias: {Name: "active_request_bias", Kind: model.Float, Policy: true,
-		Doc: "least_request with unequal weights: dynamic weight = weight/(active+1)^bias, bias ≥ 0 (Envoy, default 1); null for other policies"},
+		Doc: "least_request with unequal weights: dynamic weight = weight/(active+1)^bias, 0 ≤ bias ≤ 8 (Envoy, default 1; Envoy sets no upper bound); null for other policies"},
 	argTau: {Name: "tau", Kind: model.Float, Policy: true, Unit: "model time units",
 		Doc: "peak_ewma: decay time constant of the RTT estimate, > 0 (tower decay, Finagle decayTime); null for other policies"},
 	argDefaultRTT: {Name: "default_rtt", Kind: model.Float, Policy: true, Unit: "model time units",

@@ -3,7 +3,8 @@ package sim
 // Events is a future-event list: a binary min-heap of pending events, each a time (in the model's unit) and a payload
 // of the model's choosing (what happens then). The earliest time comes out first; events at equal times come out in
 // the order they were scheduled (a sequence number breaks the tie), so a run never depends on the heap's internal
-// order. Times must not be NaN.
+// order. Times must not be NaN (Push, Schedule and Move panic on one: a NaN compares false with everything and
+// would silently break the heap's order).
 //
 // Push schedules an event that will only ever be popped. Schedule schedules one and returns a Handle through which
 // the event, while it is pending, can be cancelled (Remove) or moved to another time (Move), as container/heap's
@@ -57,11 +58,17 @@ type Handle struct {
 
 func (a *event[T]) before(b *event[T]) bool { return a.t < b.t || a.t == b.t && a.seq < b.seq }
 
+// nanTime is the panic of an event scheduled at NaN.
+const nanTime = "sim: event time is NaN"
+
 // Len is the number of pending events.
 func (e *Events[T]) Len() int { return len(e.h) }
 
 // Push schedules v at time t, with no handle.
 func (e *Events[T]) Push(t float64, v T) {
+	if t != t {
+		panic(nanTime)
+	}
 	if e.slots != nil {
 		e.schedule(t, v, 0)
 		return
@@ -81,6 +88,9 @@ func (e *Events[T]) Push(t float64, v T) {
 
 // Schedule schedules v at time t and returns a handle to the pending event.
 func (e *Events[T]) Schedule(t float64, v T) Handle {
+	if t != t {
+		panic(nanTime)
+	}
 	if e.slots == nil {
 		e.slots = append(e.slots, slot{})        // the dummy slot 0
 		e.at = make([]int32, len(e.h), cap(e.h)) // the events pushed so far have no handle
@@ -170,6 +180,9 @@ func (e *Events[T]) Remove(h Handle) (T, bool) {
 // Move reschedules h's pending event at time t, re-sequenced as the type's doc says, and keeps h valid; it returns
 // false and changes nothing when h is stale.
 func (e *Events[T]) Move(h Handle, t float64) bool {
+	if t != t {
+		panic(nanTime)
+	}
 	if !e.Pending(h) {
 		return false
 	}

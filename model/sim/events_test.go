@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"testing"
 )
@@ -410,5 +411,30 @@ func TestEventsNoAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per cycle", allocs)
+	}
+}
+
+// A NaN time would compare false with every other and silently break the heap's order: Push, Schedule and Move
+// refuse it.
+func TestEventsNaN(t *testing.T) {
+	nan := math.NaN()
+	var e Events[int]
+	h := e.Schedule(1, 1)
+	for name, f := range map[string]func(){
+		"Push":     func() { e.Push(nan, 2) },
+		"Schedule": func() { e.Schedule(nan, 3) },
+		"Move":     func() { e.Move(h, nan) },
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r != nanTime {
+					t.Errorf("%s(NaN): recovered %v, want the panic %q", name, r, nanTime)
+				}
+			}()
+			f()
+		}()
+	}
+	if e.Len() != 1 || e.Next() != 1 {
+		t.Errorf("after the refused calls: %d pending, next at %v; want 1 at 1", e.Len(), e.Next())
 	}
 }
