@@ -42,7 +42,7 @@ const maxDistinct = 64
 
 // Model is the balls-into-bins model. Its zero value is ready to use and allocates every run's bins afresh; New's
 // keeps the 8-bit bin arrays of finished runs for later ones: a fresh 10^6-bin array costs a page fault per 4 KiB
-// page during the placement (about 10% of a run at n = 10^6), a reused one only a clear. Either is safe for
+// page during the placement, a reused one only a clear (the README's performance section has the cost). Either is safe for
 // concurrent runs; copies of a Model share its spare arrays.
 type Model struct {
 	spare *sync.Pool // of *[]uint8; nil: none kept

@@ -12,8 +12,7 @@ import (
 // satisfies |x̃ − x| ≤ 0.001·x (DDSketch, Masson, Rim & Lee, VLDB 2019; DataDog/sketches-go). Memory is bounded by the
 // logarithmic range of the values, not their number. The index mapping is the library's linearly interpolated one:
 // the same guarantee as the logarithmic mapping from the float's exponent and significand bits, with no math.Log
-// (the logarithm was 40% of a run) and no polynomial (the cubically interpolated mapping's was 15% of a run), for
-// about 1.44 times the logarithmic mapping's bins (about 10,000 eight-byte bins for values from 10^-3 to 10^3).
+// and no polynomial per value (the README's performance section says what each cost), for about 1.44 times the logarithmic mapping's bins (about 10,000 eight-byte bins for values from 10^-3 to 10^3).
 const RelativeAccuracy = 0.001
 
 // Sojourns records sojourn times (mean exact, percentiles from a DDSketch with RelativeAccuracy).
