@@ -69,11 +69,11 @@ func Format(spec string, v Verdict, s Style) string {
 		case PassedThoughKnown:
 			verdict = "reproduced (declared a known failure: update the spec)"
 		case FailedAsDeclared:
-			verdict = "**not reproduced** (known: " + md(e.KnownFailure) + "): " + v.Reason
+			verdict = "**not reproduced** (known: " + MarkdownCell(e.KnownFailure) + "): " + v.Reason
 		case Failed:
 			verdict = "**not reproduced**: " + v.Reason
 		}
-		return fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", md(e.Source), md(rowsText(e.Where)), metric, md(v.Target), md(estimate(v.Measured, false)), verdict)
+		return fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", MarkdownCell(e.Source), MarkdownCell(RowsText(e.Where)), metric, MarkdownCell(v.Target), MarkdownCell(estimate(v.Measured, false)), verdict)
 	case Note:
 		switch v.Outcome() {
 		case FailedAsDeclared:
@@ -112,8 +112,8 @@ func estimate(e Estimate, level bool) string {
 	return fmt.Sprintf("%.5g ± %.2g (n = %d)", e.Mean, e.Half, e.N)
 }
 
-// rowsText renders a selection as "col = v, col = v", or "all".
-func rowsText(cs []results.Cond) string {
+// RowsText renders a row selection as "col = v, col = v", or "all" when it is empty (REPORT.md, tables' captions).
+func RowsText(cs []results.Cond) string {
 	if len(cs) == 0 {
 		return "all"
 	}
@@ -124,8 +124,9 @@ func rowsText(cs []results.Cond) string {
 	return strings.Join(parts, ", ")
 }
 
-// md makes s safe inside a Markdown table cell: pipes escaped, line breaks and other control characters as spaces.
-func md(s string) string {
+// MarkdownCell makes s safe inside a Markdown table cell: pipes escaped, line breaks and other control characters as
+// spaces.
+func MarkdownCell(s string) string {
 	s = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return ' '

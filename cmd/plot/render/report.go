@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"lbsweep/experiments"
 	"lbsweep/experiments/claims"
-	"lbsweep/results"
 )
 
 // Section is one spec's part of the report.
@@ -39,7 +37,7 @@ func Report(w io.Writer, sections []Section) {
 	for _, s := range sections {
 		fmt.Fprintf(w, "\n## %s\n\n", s.Spec.Name)
 		if s.Spec.Description != "" {
-			fmt.Fprintf(w, "%s\n\n", md(s.Spec.Description))
+			fmt.Fprintf(w, "%s\n\n", claims.MarkdownCell(s.Spec.Description))
 		}
 		fmt.Fprintf(w, "Spec `%s` (SHA-256 %s…), model `%s`, %d runs (%d points × %d replications).\n\n",
 			filepath.ToSlash(s.Spec.File), s.Spec.SHA256[:12], s.Spec.Model.Name(), s.Spec.Runs(), s.Spec.Points(), s.Spec.Replications)
@@ -58,26 +56,4 @@ func Report(w io.Writer, sections []Section) {
 			fmt.Fprintln(w, claims.Format(s.Spec.Name, v, claims.Markdown))
 		}
 	}
-}
-
-// md makes s safe inside a Markdown table cell: pipes escaped, line breaks and other control characters as spaces.
-func md(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
-	return strings.ReplaceAll(s, "|", "\\|")
-}
-
-func conds(cs []results.Cond) string {
-	if len(cs) == 0 {
-		return "all"
-	}
-	parts := make([]string, len(cs))
-	for i, c := range cs {
-		parts[i] = c.Column + " = " + c.Text
-	}
-	return strings.Join(parts, ", ")
 }

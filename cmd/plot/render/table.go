@@ -97,24 +97,24 @@ func WriteTable(s *experiments.Spec, tb experiments.Table, t *results.Table, w i
 	if title == "" {
 		title = s.Name + "-" + tb.Name
 	}
-	fmt.Fprintf(w, "### %s\n\n", md(title))
+	fmt.Fprintf(w, "### %s\n\n", claims.MarkdownCell(title))
 	if len(tb.Where) > 0 {
-		fmt.Fprintf(w, "Runs where %s.\n\n", md(conds(tb.Where)))
+		fmt.Fprintf(w, "Runs where %s.\n\n", claims.MarkdownCell(claims.RowsText(tb.Where)))
 	}
 	head := statHeader(tb, minN, maxN)
 	if tb.Columns != "" {
 		head = tb.Metrics[0] + ": " + head
 	}
-	fmt.Fprintf(w, "| %s |", md(head))
+	fmt.Fprintf(w, "| %s |", claims.MarkdownCell(head))
 	for _, c := range cols {
-		fmt.Fprintf(w, " %s |", md(c.header))
+		fmt.Fprintf(w, " %s |", claims.MarkdownCell(c.header))
 	}
 	fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---:|", len(cols)))
 	for i, label := range order {
 		if label == "" {
 			label = "all"
 		}
-		fmt.Fprintf(w, "| %s |", md(label))
+		fmt.Fprintf(w, "| %s |", claims.MarkdownCell(label))
 		for _, c := range cells[i] {
 			fmt.Fprintf(w, " %s |", c)
 		}
