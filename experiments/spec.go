@@ -174,6 +174,9 @@ func Parse(file, text string) (*Spec, error) {
 	if !nameRE.MatchString(s.Name) {
 		return nil, d.errf("", -1, "name", "%q: a dataset name is lowercase letters, digits and '-' ([a-z0-9-]+)", s.Name)
 	}
+	if s.Name == "schema" || s.Name == "testdata" {
+		return nil, d.errf("", -1, "name", "%q is reserved: results/%s/ holds the project's own files (the results/schema package, test data)", s.Name, s.Name)
+	}
 	if s.Description, err = d.str(raw, "", -1, "description", false); err != nil {
 		return nil, err
 	}

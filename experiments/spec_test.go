@@ -143,6 +143,7 @@ func TestParseBadInput(t *testing.T) {
 
 		// Names.
 		{name: "name with space", old: `name = "t"`, new: `name = "My Exp"`, key: "name", line: 1, want: `"My Exp": a dataset name is lowercase`},
+		{name: "reserved name", old: `name = "t"`, new: `name = "schema"`, key: "name", line: 1, want: `"schema" is reserved`},
 		{name: "name uppercase", old: `name = "t"`, new: `name = "Homo"`, key: "name", line: 1, want: "[a-z0-9-]+"},
 		{name: "name underscore", old: `name = "t"`, new: `name = "my_exp"`, key: "name", line: 1, want: "[a-z0-9-]+"},
 		{name: "name empty", old: `name = "t"`, new: `name = ""`, key: "name", line: 1, want: "[a-z0-9-]+"},
