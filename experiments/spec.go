@@ -27,6 +27,7 @@ import (
 	"lbsweep/model/bins"
 	"lbsweep/model/fleet"
 	"lbsweep/model/policy"
+	"lbsweep/model/resilience"
 	"lbsweep/model/supermarket"
 	"lbsweep/model/wrrseq"
 )
@@ -38,6 +39,7 @@ var Models = map[string]model.Model{
 	"balls_into_bins": bins.New(),
 	"wrr_sequence":    wrrseq.Model{},
 	"fleet":           fleet.Model{},
+	"resilience":      resilience.Model{},
 }
 
 // ModelNames returns the registered model names, sorted.

@@ -1,0 +1,498 @@
+package resilience
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"lbsweep/model"
+	"lbsweep/model/policy"
+)
+
+// class is one resolved server class.
+type class struct {
+	count     int
+	workers   int
+	speed     float64
+	weight    float64
+	errorRate float64
+	gcEvery   float64 // ms; 0: no pauses
+	gcPause   float64 // ms
+	gcPhase   float64 // ms: the first pause starts here
+	active    bool
+}
+
+// change is one resolved timeline entry.
+type change struct {
+	at       float64 // ms
+	action   Action
+	server   int // -1: every server (add: the first inactive one)
+	factor   float64
+	duration float64
+	rate     float64 // requests/ms
+}
+
+// config is a point resolved into the engine's terms: times in ms, rates per ms.
+type config struct {
+	classes      []class
+	n            int
+	queue        int // -1: unbounded
+	discipline   int
+	dropExpired  bool
+	service      int
+	mean         float64
+	sigma, shift float64 // lognormal: σ and −σ²/2 of the unit-mean e^(σZ − σ²/2)
+	errorLatency float64
+	rate         float64 // requests per ms; 0 for a closed loop
+	users        int
+	think        float64
+	hop          float64
+	hopLaw       int
+	timeout      float64 // +Inf: none
+	retries      int
+	backoff      float64
+	jitter       int
+	budget       float64 // 0: none
+	timeline     []change
+	horizon      float64
+	warmup       float64
+	bin          float64 // 0: no series
+}
+
+// requestsEstimate is the expected number of requests of the run (closed loop: each user's cycle of think time plus
+// at least the four hops and a mean service).
+func (c config) requestsEstimate() float64 {
+	if c.users > 0 {
+		return float64(c.users) * c.horizon / (c.think + 4*c.hop + c.mean)
+	}
+	return c.rate * c.horizon
+}
+
+// configOf resolves point p (defaults applied; see Resolve and Check).
+func configOf(p model.Point) config {
+	c := config{
+		queue: -1, discipline: int(p[pDiscipline].I), dropExpired: p[pDropExpired].B, service: int(p[pService].I),
+		mean: p[pMean].F, errorLatency: p[pMean].F, hop: p[pHop].F, hopLaw: int(p[pHopLaw].I),
+		timeout: math.Inf(1), retries: int(p[pRetries].I), backoff: p[pBackoff].F, jitter: int(p[pJitter].I),
+		horizon: p[pHorizon].F, warmup: p[pWarmup].F, bin: p[pBin].F,
+	}
+	if p[pQueue].Valid {
+		c.queue = int(p[pQueue].I)
+	}
+	if c.service == Lognormal {
+		cv := 1.0
+		if p[pCV].Valid {
+			cv = p[pCV].F
+		}
+		s2 := math.Log1p(cv * cv)
+		c.sigma, c.shift = math.Sqrt(s2), -s2/2
+	}
+	if p[pErrorLatency].Valid {
+		c.errorLatency = p[pErrorLatency].F
+	}
+	if p[pRate].Valid {
+		c.rate = p[pRate].F / 1000
+	}
+	if p[pUsers].Valid {
+		c.users = int(p[pUsers].I)
+		if p[pThink].Valid {
+			c.think = p[pThink].F
+		}
+	}
+	if p[pTimeout].Valid {
+		c.timeout = p[pTimeout].F
+	}
+	if p[pRetryBudget].Valid {
+		c.budget = p[pRetryBudget].F
+	}
+	for _, r := range p[pServers].R {
+		cl := class{count: int(r[fCount].I), workers: int(p[pWorkers].I), speed: 1, errorRate: p[pErrorRate].F, active: true}
+		if r[fWorkers].Valid {
+			cl.workers = int(r[fWorkers].I)
+		}
+		if r[fSpeed].Valid {
+			cl.speed = r[fSpeed].F
+		}
+		cl.weight = cl.speed
+		if r[fWeight].Valid {
+			cl.weight = r[fWeight].F
+		}
+		if r[fErrorRate].Valid {
+			cl.errorRate = r[fErrorRate].F
+		}
+		if r[fGCEvery].Valid {
+			cl.gcEvery, cl.gcPhase = r[fGCEvery].F, r[fGCEvery].F
+		}
+		if r[fGCPause].Valid {
+			cl.gcPause = r[fGCPause].F
+		}
+		if r[fGCPhase].Valid {
+			cl.gcPhase = r[fGCPhase].F
+		}
+		if r[fActive].Valid {
+			cl.active = r[fActive].B
+		}
+		c.classes = append(c.classes, cl)
+		c.n += cl.count
+	}
+	if p[pTimeline].Valid {
+		for _, r := range p[pTimeline].R {
+			ch := change{at: r[tAt].F, action: Action(r[tAction].I), server: -1, factor: 1}
+			if r[tServer].Valid {
+				ch.server = int(r[tServer].I)
+			}
+			if r[tFactor].Valid {
+				ch.factor = r[tFactor].F
+			}
+			if r[tDuration].Valid {
+				ch.duration = r[tDuration].F
+			}
+			if r[tRate].Valid {
+				ch.rate = r[tRate].F / 1000
+			}
+			c.timeline = append(c.timeline, ch)
+		}
+		// Applied in time order; entries at the same time in list order.
+		slices.SortStableFunc(c.timeline, func(a, b change) int {
+			switch {
+			case a.at < b.at:
+				return -1
+			case a.at > b.at:
+				return 1
+			}
+			return 0
+		})
+	}
+	return c
+}
+
+// serverClasses returns each server's class index, in server order.
+func (c config) serverClasses() []int {
+	out := make([]int, 0, c.n)
+	for i, cl := range c.classes {
+		for range cl.count {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// policyServers is what the policy knows of the servers: their weights (nil when all equal) and configured
+// latencies (the balancer's round trip for a mean request: two hops and the mean work at the server's speed).
+func (c config) policyServers() policy.Servers {
+	s := policy.Servers{N: c.n, Latency: make([]float64, 0, c.n)}
+	equal := true
+	for _, cl := range c.classes {
+		equal = equal && cl.weight == c.classes[0].weight
+		for range cl.count {
+			s.Latency = append(s.Latency, 2*c.hop+c.mean/cl.speed)
+		}
+	}
+	if !equal {
+		s.Weight = make([]float64, 0, c.n)
+		for _, cl := range c.classes {
+			for range cl.count {
+				s.Weight = append(s.Weight, cl.weight)
+			}
+		}
+	}
+	return s
+}
+
+// policyConfig returns point p's policy configuration.
+func policyConfig(p model.Point) policy.Config {
+	return policy.Registry[p[pPolicy].I].Configure(params, p)
+}
+
+// Resolve implements model.Resolver: n from the server classes (if given, it must agree).
+func (Model) Resolve(p model.Point) error {
+	if !p[pServers].Valid {
+		return model.Issue{Param: "servers", Message: "required: the server classes, e.g. [{count = 4}]"}
+	}
+	total := int64(0)
+	for i, r := range p[pServers].R {
+		c := r[fCount].I
+		if c < 1 {
+			return model.Issue{Param: "servers", Message: fmt.Sprintf("element %d: count %d, need ≥ 1", i+1, c)}
+		}
+		total += c
+		if total > MaxServers {
+			return model.Issue{Param: "servers", Message: fmt.Sprintf("more than %d servers", MaxServers)}
+		}
+	}
+	if p[pN].Valid && p[pN].I != total {
+		return model.Issue{Param: "n", Message: fmt.Sprintf("%d, but the server classes hold %d servers: leave n out or make them agree", p[pN].I, total)}
+	}
+	p[pN] = model.IntValue(total)
+	return nil
+}
+
+// Check implements model.Model. Every value is range-checked as its parameter's doc says; the timeline is checked
+// entry by entry in time order (an entry that cannot apply: a restore with no slow-down in effect, a restart of a
+// running server, a recover with no fail, an add with no inactive server, a rate change in a closed loop). An
+// offered load at or above the fleet's capacity (rate·mean over Σ workers·speed·(1 − gc_pause/gc_every), the pauses'
+// share of time taken out) with unbounded queues is an error unless o.AllowUnstable; then a warning.
+func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err error) {
+	bad := func(param, format string, v ...any) error {
+		return model.Issue{Param: param, Message: fmt.Sprintf(format, v...)}
+	}
+	positive := func(name string, v model.Value, what string) error {
+		if v.Valid && !(v.F > 0 && finite(v.F)) {
+			return bad(name, "%v: need a finite %s > 0", v.F, what)
+		}
+		return nil
+	}
+	for _, e := range []error{
+		positive("mean", p[pMean], "mean service work"),
+		positive("error_latency", p[pErrorLatency], "error latency"),
+		positive("rate", p[pRate], "rate"),
+		positive("timeout", p[pTimeout], "timeout"),
+		positive("horizon", p[pHorizon], "horizon"),
+	} {
+		if e != nil {
+			return nil, e
+		}
+	}
+	nonNegative := []struct {
+		i    int
+		name string
+	}{{pHop, "hop"}, {pBackoff, "backoff"}, {pWarmup, "warmup"}, {pBin, "bin"}, {pThink, "think"}}
+	for _, x := range nonNegative {
+		if v := p[x.i]; v.Valid && !(v.F >= 0 && finite(v.F)) {
+			return nil, bad(x.name, "%v: need a finite value ≥ 0", v.F)
+		}
+	}
+	switch {
+	case p[pWorkers].I < 1 || p[pWorkers].I > MaxWorkers:
+		return nil, bad("workers", "%d: need 1 ≤ workers ≤ %d", p[pWorkers].I, MaxWorkers)
+	case p[pQueue].Valid && p[pQueue].I < 0:
+		return nil, bad("queue", "%d: need a queue of ≥ 0 attempts (leave it out for an unbounded queue)", p[pQueue].I)
+	case p[pCV].Valid && !(p[pCV].F >= 0 && finite(p[pCV].F)):
+		return nil, bad("cv", "%v: need a finite cv ≥ 0", p[pCV].F)
+	case p[pCV].Valid && p[pService].I != Lognormal:
+		return nil, bad("cv", "%v given for %s service, whose cv is fixed: use service = \"lognormal\"", p[pCV].F, serviceChoices[p[pService].I])
+	case !(p[pErrorRate].F >= 0 && p[pErrorRate].F <= 1):
+		return nil, bad("error_rate", "%v: need 0 ≤ error_rate ≤ 1", p[pErrorRate].F)
+	case p[pRetries].I < 0 || p[pRetries].I > MaxRetries:
+		return nil, bad("retries", "%d: need 0 ≤ retries ≤ %d", p[pRetries].I, MaxRetries)
+	case p[pRetryBudget].Valid && !(p[pRetryBudget].F > 0 && p[pRetryBudget].F <= 10):
+		return nil, bad("retry_budget", "%v: need 0 < retry_budget ≤ 10 tokens per request", p[pRetryBudget].F)
+	case p[pRate].Valid == p[pUsers].Valid:
+		return nil, bad("rate", "give exactly one of rate (open loop, requests/s) and users (closed loop)")
+	case p[pUsers].Valid && (p[pUsers].I < 1 || p[pUsers].I > MaxRequests):
+		return nil, bad("users", "%d: need 1 ≤ users ≤ %.0g", p[pUsers].I, float64(MaxRequests))
+	case p[pUsers].Valid && !p[pThink].Valid:
+		return nil, bad("think", "required with users: the mean think time in ms")
+	case p[pThink].Valid && !p[pUsers].Valid:
+		return nil, bad("think", "only for a closed loop (users)")
+	case p[pWarmup].F >= p[pHorizon].F:
+		return nil, bad("warmup", "%v: need 0 ≤ warmup < horizon (%v)", p[pWarmup].F, p[pHorizon].F)
+	case p[pBin].F > 0 && p[pHorizon].F/p[pBin].F > MaxBins:
+		return nil, bad("bin", "%v: need 0 (no series) or a bin ≥ horizon/%d", p[pBin].F, MaxBins)
+	case p[pRate].Valid && p[pRate].F/1000*p[pHorizon].F > MaxRequests:
+		return nil, bad("horizon", "%v: rate·horizon = %.3g requests, more than %.0g", p[pHorizon].F, p[pRate].F/1000*p[pHorizon].F, float64(MaxRequests))
+	}
+	inactive := 0
+	for i, r := range p[pServers].R {
+		el := func(format string, v ...any) error {
+			return bad("servers", "element %d: "+format, append([]any{i + 1}, v...)...)
+		}
+		switch {
+		case r[fWorkers].Valid && (r[fWorkers].I < 1 || r[fWorkers].I > MaxWorkers):
+			return nil, el("workers %d, need 1 ≤ workers ≤ %d", r[fWorkers].I, MaxWorkers)
+		case r[fSpeed].Valid && !(r[fSpeed].F > 0 && finite(r[fSpeed].F)):
+			return nil, el("speed %v, need a finite speed > 0", r[fSpeed].F)
+		case r[fWeight].Valid && !(r[fWeight].F > 0 && finite(r[fWeight].F)):
+			return nil, el("weight %v, need a finite weight > 0", r[fWeight].F)
+		case r[fErrorRate].Valid && !(r[fErrorRate].F >= 0 && r[fErrorRate].F <= 1):
+			return nil, el("error_rate %v, need 0 ≤ error_rate ≤ 1", r[fErrorRate].F)
+		case r[fGCEvery].Valid != r[fGCPause].Valid:
+			return nil, el("gc_every and gc_pause go together")
+		case r[fGCPhase].Valid && !r[fGCEvery].Valid:
+			return nil, el("gc_phase without gc_every")
+		case r[fGCPause].Valid && !(r[fGCPause].F > 0 && finite(r[fGCPause].F)):
+			return nil, el("gc_pause %v, need a finite pause > 0", r[fGCPause].F)
+		case r[fGCEvery].Valid && !(r[fGCEvery].F > r[fGCPause].F && finite(r[fGCEvery].F)):
+			return nil, el("gc_every %v, need a finite period > gc_pause (%v)", r[fGCEvery].F, r[fGCPause].F)
+		case r[fGCPhase].Valid && !(r[fGCPhase].F >= 0 && finite(r[fGCPhase].F)):
+			return nil, el("gc_phase %v, need a finite time ≥ 0", r[fGCPhase].F)
+		}
+		if r[fActive].Valid && !r[fActive].B {
+			inactive += int(r[fCount].I)
+		}
+	}
+	cfg := configOf(p)
+	if inactive == cfg.n {
+		return nil, bad("servers", "every server is inactive (active = false): at least one must start in the fleet")
+	}
+	ps := cfg.policyServers()
+	pc := policyConfig(p)
+	if err := pc.Check(ps); err != nil {
+		if is, ok := err.(model.Issue); ok && is.Param == "weights" {
+			is.Param, is.Message = "servers", "weights: "+is.Message
+			return nil, is
+		}
+		return nil, err
+	}
+	tr := pc.Traits(ps)
+	if tr.Observe == policy.AtDispatch {
+		return nil, bad("observe", "dispatch: a request's latency is not known when it is dispatched in this model (timeouts, pauses and faults come later): use observe = \"completion\"")
+	}
+	if inactive > 0 && !tr.Eligibility {
+		return nil, bad("policy", "%s cannot leave out the inactive servers (it does not honor eligibility): use a policy that does, or no active = false", policy.Registry[p[pPolicy].I].Name)
+	}
+	if err := checkTimeline(p, cfg); err != nil {
+		return nil, err
+	}
+	if cfg.queue < 0 && cfg.rate > 0 {
+		capacity := 0.0 // work per ms the fleet can do
+		for _, cl := range cfg.classes {
+			if !cl.active {
+				continue
+			}
+			up := 1.0
+			if cl.gcEvery > 0 {
+				up = 1 - cl.gcPause/cl.gcEvery
+			}
+			capacity += float64(cl.count*cl.workers) * cl.speed * up
+		}
+		rho := cfg.rate * cfg.mean / capacity
+		if rho >= 1 {
+			msg := fmt.Sprintf("offered load %.3g of the fleet's capacity (rate·mean / Σ workers·speed·(1 − gc_pause/gc_every)) with unbounded queues: no steady state", rho)
+			if !o.AllowUnstable {
+				return nil, bad("rate", "%s (set allow_unstable = true to run it anyway)", msg)
+			}
+			warnings = append(warnings, "rate: "+msg)
+		}
+	}
+	return warnings, nil
+}
+
+// checkTimeline checks the timeline of point p (cfg resolved from it) entry by entry, replaying its state changes in
+// time order. Errors name the entry by its position in the spec's list.
+func checkTimeline(p model.Point, cfg config) error {
+	if !p[pTimeline].Valid {
+		return nil
+	}
+	recs := p[pTimeline].R
+	for i, r := range recs {
+		el := func(format string, v ...any) error {
+			return model.Issue{Param: "timeline", Message: fmt.Sprintf("element %d (%s at %v): ", i+1, Action(r[tAction].I), r[tAt].F) + fmt.Sprintf(format, v...)}
+		}
+		a := Action(r[tAction].I)
+		switch {
+		case !(r[tAt].F >= 0 && r[tAt].F < cfg.horizon):
+			return el("at %v, need 0 ≤ at < horizon (%v)", r[tAt].F, cfg.horizon)
+		case r[tServer].Valid && (r[tServer].I < 0 || r[tServer].I >= int64(cfg.n)):
+			return el("server %d, need 0 ≤ server < n (%d)", r[tServer].I, cfg.n)
+		case r[tServer].Valid && a == Rate:
+			return el("a rate change applies to the clients, not a server")
+		case r[tFactor].Valid && a != Slow && a != Fail:
+			return el("factor is for slow and fail only")
+		case r[tDuration].Valid && a != Pause:
+			return el("duration is for pause only")
+		case r[tRate].Valid && a != Rate:
+			return el("rate is for a rate change only")
+		case a == Slow && !r[tFactor].Valid:
+			return el("slow needs factor (the speed multiplier, e.g. 0.25)")
+		case a == Slow && !(r[tFactor].F > 0 && finite(r[tFactor].F)):
+			return el("factor %v, need a finite speed multiplier > 0", r[tFactor].F)
+		case a == Fail && r[tFactor].Valid && !(r[tFactor].F > 0 && r[tFactor].F <= 1):
+			return el("factor %v, need an error rate 0 < factor ≤ 1", r[tFactor].F)
+		case a == Pause && !(r[tDuration].Valid && r[tDuration].F > 0 && finite(r[tDuration].F)):
+			return el("pause needs a finite duration > 0 (ms)")
+		case a == Rate && !(r[tRate].Valid && r[tRate].F > 0 && finite(r[tRate].F)):
+			return el("rate needs a finite rate > 0 (requests/s)")
+		case a == Rate && cfg.rate == 0:
+			return el("a rate change needs an open loop (rate), not users")
+		}
+	}
+	// Replay in time order (cfg.timeline is sorted, stably): what each entry needs in effect.
+	order := make([]int, len(recs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch x, y := recs[a][tAt].F, recs[b][tAt].F; {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	})
+	dead := make([]bool, cfg.n)
+	slowed := make([]bool, cfg.n)
+	failing := make([]bool, cfg.n)
+	active := make([]bool, 0, cfg.n)
+	for _, cl := range cfg.classes {
+		for range cl.count {
+			active = append(active, cl.active)
+		}
+	}
+	for _, i := range order {
+		r := recs[i]
+		a := Action(r[tAction].I)
+		el := func(format string, v ...any) error {
+			return model.Issue{Param: "timeline", Message: fmt.Sprintf("element %d (%s at %v): ", i+1, a, r[tAt].F) + fmt.Sprintf(format, v...)}
+		}
+		targets := []int{}
+		if r[tServer].Valid {
+			targets = append(targets, int(r[tServer].I))
+		} else if a != Add && a != Rate {
+			for k := range cfg.n {
+				targets = append(targets, k)
+			}
+		}
+		if a == Add {
+			if r[tServer].Valid {
+				if active[targets[0]] {
+					return el("server %d is already in the fleet (add needs one declared active = false)", targets[0])
+				}
+			} else {
+				k := slices.Index(active, false)
+				if k < 0 {
+					return el("no inactive server left to add (declare one with active = false)")
+				}
+				targets = append(targets, k)
+			}
+			active[targets[0]] = true
+			continue
+		}
+		// A restart, restore or recover must find something to undo: on the server named, or on at least one
+		// server when the entry names none (every server).
+		undo := map[Action]struct {
+			state []bool
+			what  string
+		}{Restart: {dead, "down: nothing to restart"}, Restore: {slowed, "slowed: nothing to restore"}, Recover: {failing, "failing: nothing to recover"}}
+		if u, ok := undo[a]; ok {
+			some := slices.ContainsFunc(targets, func(k int) bool { return u.state[k] })
+			switch {
+			case !some && r[tServer].Valid:
+				return el("server %d is not %s", targets[0], u.what)
+			case !some:
+				return el("no server is %s", u.what)
+			}
+		}
+		if a == Kill && r[tServer].Valid && dead[targets[0]] {
+			return el("server %d is already down", targets[0])
+		}
+		for _, k := range targets {
+			switch a {
+			case Kill:
+				dead[k] = true
+			case Restart:
+				dead[k] = false
+			case Slow:
+				slowed[k] = true
+			case Restore:
+				slowed[k] = false
+			case Fail:
+				failing[k] = true
+			case Recover:
+				failing[k] = false
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,847 @@
+package resilience
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"lbsweep/model"
+	"lbsweep/model/policy"
+	"lbsweep/model/sim"
+)
+
+// Stream identifiers of this model's random streams beyond sim.Streams' (see sim.NewRand). Fixed forever.
+const (
+	streamRetries = 0x7265747269657320 // "retries ": retries' work and error draws, backoff jitter
+	streamNetwork = 0x6e6574776f726b20 // "network ": exponential hop times
+)
+
+// kind is what an event does.
+type kind uint8
+
+// Event kinds. An event's index is an attempt's, a request's, a server's, a user's or a timeline entry's, by kind.
+const (
+	evArrival    kind = iota // the next open-loop arrival
+	evThink                  // a closed-loop user's think time ends: it sends a request (idx: user)
+	evRetry                  // a request's backoff ends: it sends its next attempt (idx: request)
+	evAtBalancer             // an attempt reaches the balancer (idx: attempt)
+	evAtServer               // an attempt reaches its server
+	evComplete               // a server finishes an attempt's work
+	evAnswer                 // a server's answer (or refusal) reaches the balancer
+	evTimeout                // the balancer's timeout of an attempt fires
+	evAtClient               // the balancer's answer reaches the client
+	evGCStart                // a server's periodic pause begins (idx: server)
+	evGCEnd                  // it ends
+	evPauseEnd               // a timeline pause ends (idx: server)
+	evChange                 // a timeline entry applies (idx: its position in config.timeline)
+)
+
+// event is an event list payload.
+type event struct {
+	kind kind
+	idx  int32
+}
+
+// attempt is one attempt of a request: a pooled record, freed when no event, queue or worker refers to it (refs).
+type attempt struct {
+	req        int32
+	server     int32
+	num        int32   // 0: the first attempt; i: the i-th retry
+	x          float64 // unit-mean work draw
+	u          float64 // uniform error draw: the attempt fails when u < its server's error rate at service start
+	dispatched float64 // when the balancer sent it on
+	deadline   float64 // when the balancer times it out (+Inf: never)
+	rem        float64 // in service: work left at speed 1, as of since
+	since      float64
+	busy       float64 // worker time spent on it so far
+	done       sim.Handle
+	timer      sim.Handle
+	slot       int32 // in service: its index in its server's running list
+	refs       int32
+	outcome    policy.Outcome // what the balancer answers the client
+	timedOut   bool           // the balancer's timeout fired
+	answered   bool           // the balancer has answered the client (timeout or the server's answer)
+	failing    bool           // in service as a 500
+}
+
+// request is one client request: a pooled record, freed at its final answer.
+type request struct {
+	arrival  float64
+	user     int32 // closed loop: the user; −1 in an open loop
+	attempts int32 // attempts sent so far
+	measured bool
+	next     int32 // free list link
+}
+
+// srv is one server's state.
+type srv struct {
+	class     *class
+	workers   int
+	speed     float64 // current: the class's speed times any slow-down
+	errorRate float64 // current
+	stops     int     // pauses in effect (GC and timeline pauses may overlap)
+	alive     bool
+	active    bool
+	running   []int32 // attempts in service
+	queue     ring    // attempts waiting
+}
+
+// rate is the server's current speed of work (0 while paused).
+func (s *srv) rate() float64 {
+	if s.stops > 0 {
+		return 0
+	}
+	return s.speed
+}
+
+// ring is a growable ring buffer of attempt indices: a server's queue, oldest first.
+type ring struct {
+	buf  []int32 // len is a power of two, or 0
+	head int
+	n    int
+}
+
+func (q *ring) len() int { return q.n }
+
+func (q *ring) pushBack(v int32) {
+	if q.n == len(q.buf) {
+		nb := make([]int32, max(8, 2*len(q.buf)))
+		for i := range q.n {
+			nb[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
+		}
+		q.buf, q.head = nb, 0
+	}
+	q.buf[(q.head+q.n)&(len(q.buf)-1)] = v
+	q.n++
+}
+
+func (q *ring) popFront() int32 {
+	v := q.buf[q.head]
+	q.head = (q.head + 1) & (len(q.buf) - 1)
+	q.n--
+	return v
+}
+
+func (q *ring) popBack() int32 {
+	q.n--
+	return q.buf[(q.head+q.n)&(len(q.buf)-1)]
+}
+
+// bin is one time-series bin's counts.
+type bin struct {
+	offered, attempts, successes, failures, timeouts, errors, rejections, retries int64
+	latencies                                                                     []float64
+}
+
+// sample is one closed bin.
+type sample struct {
+	t        float64
+	counts   bin
+	p        [3]float64 // p50, p95, p99 of the successes (NaN: none)
+	inFlight []float64
+	queue    []float64
+	inSystem int64
+}
+
+// outcome is what a run measured.
+type outcome struct {
+	offered, succeeded, failed, pending  int64
+	attempts, retries, firsts            int64
+	timeouts, errors, rejections         int64
+	dropped, budgetDenied                int64
+	ok, all                              *sim.Sojourns
+	wasted, busy                         float64
+	sent                                 []int64
+	area, clipped, carry                 float64
+	peakQueue                            int
+	events                               int64
+	warning                              string
+	series                               []sample
+	freeAttempts, liveAttempts, liveReqs int // tests: the pools after the run
+}
+
+// engine is one run's state.
+type engine struct {
+	c        config
+	ev       sim.Events[event]
+	servers  []srv
+	att      []attempt
+	freeAtt  []int32
+	reqs     []request
+	freeReq  int32 // head of the free list, −1: none
+	live     int   // requests in the system
+	pol      policy.Policy
+	obs      policy.Observer
+	view     policy.View
+	lv       *sim.Levels // the balancer's outstanding counts
+	eligible []bool
+	arrivals *sim.Rand // inter-arrival and think times
+	service  *sim.Rand // first attempts' draws
+	retryR   *sim.Rand // retries' draws and jitter
+	network  *sim.Rand // hop times
+	dispatch *sim.Rand
+	next     sim.Handle // the pending open-loop arrival
+	rate     float64    // current open-loop rate, per ms
+	tokens   float64    // retry budget
+	capacity float64    // the bucket's size
+	now      float64
+	lastT    float64 // time of the last area update
+	out      outcome
+	cur      bin
+	binEnd   float64
+}
+
+// simulate runs point c with streams s and policy pol (which observes responses when observe is AtCompletion).
+func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy, observe policy.When) (outcome, error) {
+	st := sim.NewStreams(seed)
+	e := &engine{c: c, pol: pol, arrivals: st.Arrivals, service: st.Service, dispatch: st.Dispatch,
+		retryR: sim.NewRand(seed.Run, streamRetries), network: sim.NewRand(seed.Run, streamNetwork),
+		freeReq: -1, rate: c.rate, lastT: c.warmup}
+	if observe == policy.AtCompletion {
+		e.obs = pol.(policy.Observer)
+	}
+	e.lv = sim.NewLevels(c.n)
+	e.view = policy.View{Loads: e.lv}
+	e.out = outcome{ok: sim.NewSojourns(), all: sim.NewSojourns(), sent: make([]int64, c.n)}
+	if c.budget > 0 {
+		e.capacity = max(10, 100*c.budget)
+		e.tokens = e.capacity
+	}
+	anyInactive := false
+	for i := range c.classes {
+		cl := &c.classes[i]
+		for range cl.count {
+			e.servers = append(e.servers, srv{class: cl, workers: cl.workers, speed: cl.speed, errorRate: cl.errorRate,
+				alive: true, active: cl.active})
+			anyInactive = anyInactive || !cl.active
+		}
+	}
+	if anyInactive {
+		e.eligible = make([]bool, c.n)
+		for k := range e.servers {
+			e.eligible[k] = e.servers[k].active
+		}
+		e.view.Eligible = e.eligible
+	}
+	// Timeline entries and the first pauses go first, so that at equal times they precede the traffic.
+	for i, ch := range c.timeline {
+		e.ev.Push(ch.at, event{evChange, int32(i)})
+	}
+	for k := range e.servers {
+		if cl := e.servers[k].class; cl.gcEvery > 0 && cl.gcPhase < c.horizon {
+			e.ev.Push(cl.gcPhase, event{evGCStart, int32(k)})
+		}
+	}
+	if c.users > 0 {
+		for u := range c.users {
+			e.ev.Push(e.arrivals.Exp()*c.think, event{evThink, int32(u)})
+		}
+	} else {
+		if t := e.arrivals.Exp() / c.rate; t < c.horizon {
+			e.next = e.ev.Schedule(t, event{evArrival, 0})
+		}
+	}
+	if c.bin > 0 {
+		e.binEnd = c.bin
+	} else {
+		e.binEnd = math.Inf(1)
+	}
+	peakOn := false // the queues at warmup count towards peak_queue; admit tracks it from there
+	for e.ev.Len() > 0 {
+		t := e.ev.Next()
+		if t >= c.horizon {
+			break
+		}
+		for t >= e.binEnd {
+			e.closeBin()
+		}
+		e.advance(t)
+		if !peakOn && t >= c.warmup {
+			peakOn = true
+			for k := range e.servers {
+				e.out.peakQueue = max(e.out.peakQueue, e.servers[k].queue.len())
+			}
+		}
+		_, x := e.ev.Pop()
+		e.out.events++
+		if e.out.events&(1<<16-1) == 0 && ctx.Err() != nil {
+			return outcome{}, ctx.Err()
+		}
+		e.handle(x)
+	}
+	for c.bin > 0 && e.binEnd <= c.horizon {
+		e.closeBin()
+	}
+	e.advance(c.horizon)
+	e.finishBooks()
+	return e.out, nil
+}
+
+// advance integrates the number of requests in the system up to t over the window.
+func (e *engine) advance(t float64) {
+	e.now = t
+	if t > e.lastT {
+		e.out.area += float64(e.live) * (t - e.lastT)
+		e.lastT = t
+	}
+}
+
+// handle processes one event.
+func (e *engine) handle(x event) {
+	switch x.kind {
+	case evArrival:
+		e.newRequest(-1)
+		if t := e.now + e.arrivals.Exp()/e.rate; t < e.c.horizon {
+			e.next = e.ev.Schedule(t, event{evArrival, 0})
+		}
+	case evThink:
+		e.newRequest(x.idx)
+	case evRetry:
+		e.send(x.idx)
+	case evAtBalancer:
+		e.dispatchAttempt(x.idx)
+		e.release(x.idx) // each attempt event held a reference, dropped once it is handled
+	case evAtServer:
+		e.admit(x.idx)
+		e.release(x.idx)
+	case evComplete:
+		e.complete(x.idx)
+		e.release(x.idx)
+	case evAnswer:
+		e.answer(x.idx)
+		e.release(x.idx)
+	case evTimeout:
+		e.timeout(x.idx)
+		e.release(x.idx)
+	case evAtClient:
+		e.atClient(x.idx)
+		e.release(x.idx)
+	case evGCStart:
+		s := &e.servers[x.idx]
+		e.stop(int(x.idx), +1)
+		e.ev.Push(e.now+s.class.gcPause, event{evGCEnd, x.idx})
+		if t := e.now + s.class.gcEvery; t < e.c.horizon {
+			e.ev.Push(t, event{evGCStart, x.idx})
+		}
+	case evGCEnd, evPauseEnd:
+		e.stop(int(x.idx), -1)
+	case evChange:
+		e.apply(e.c.timeline[x.idx])
+	}
+}
+
+// hop draws one network leg's time.
+func (e *engine) hop() float64 {
+	if e.c.hopLaw == HopExponential {
+		return e.network.Exp() * e.c.hop
+	}
+	return e.c.hop
+}
+
+// schedule schedules an event about attempt a, counting the reference.
+func (e *engine) schedule(t float64, k kind, a int32) sim.Handle {
+	e.att[a].refs++
+	return e.ev.Schedule(t, event{k, a})
+}
+
+// push is schedule with no handle.
+func (e *engine) push(t float64, k kind, a int32) {
+	e.att[a].refs++
+	e.ev.Push(t, event{k, a})
+}
+
+// release drops one reference to attempt a, freeing it at the last.
+func (e *engine) release(a int32) {
+	e.att[a].refs--
+	if e.att[a].refs == 0 {
+		e.freeAtt = append(e.freeAtt, a)
+	}
+}
+
+// newRequest starts a request (of closed-loop user u, or −1) at now: its first attempt's draws come from the service
+// stream, in arrival order.
+func (e *engine) newRequest(u int32) {
+	r := e.freeReq
+	if r >= 0 {
+		e.freeReq = e.reqs[r].next
+	} else {
+		r = int32(len(e.reqs))
+		e.reqs = append(e.reqs, request{})
+	}
+	measured := e.now >= e.c.warmup
+	e.reqs[r] = request{arrival: e.now, user: u, measured: measured, next: -1}
+	e.live++
+	if measured {
+		e.out.offered++
+	}
+	e.cur.offered++
+	if e.capacity > 0 {
+		e.tokens = min(e.capacity, e.tokens+e.c.budget)
+	}
+	e.sendWith(r, e.service)
+}
+
+// send sends request r's next attempt (a retry) with draws from the retry stream.
+func (e *engine) send(r int32) { e.sendWith(r, e.retryR) }
+
+// sendWith sends request r's next attempt from the client, its work and error drawn from rnd.
+func (e *engine) sendWith(r int32, rnd *sim.Rand) {
+	x := 1.0
+	switch e.c.service {
+	case Exponential:
+		x = rnd.Exp()
+	case Lognormal:
+		x = math.Exp(e.c.sigma*rnd.Norm() + e.c.shift)
+	}
+	u := rnd.Float64()
+	var a int32
+	if n := len(e.freeAtt); n > 0 {
+		a = e.freeAtt[n-1]
+		e.freeAtt = e.freeAtt[:n-1]
+	} else {
+		a = int32(len(e.att))
+		e.att = append(e.att, attempt{})
+	}
+	rq := &e.reqs[r]
+	e.att[a] = attempt{req: r, num: rq.attempts, x: x, u: u, deadline: math.Inf(1)}
+	rq.attempts++
+	if rq.measured {
+		e.out.attempts++
+		if rq.attempts > 1 {
+			e.out.retries++
+		} else {
+			e.out.firsts++
+		}
+	}
+	e.cur.attempts++
+	if rq.attempts > 1 {
+		e.cur.retries++
+	}
+	e.push(e.now+e.hop(), evAtBalancer, a)
+}
+
+// dispatchAttempt: the balancer picks a server for attempt a, starts its timeout and sends it on.
+func (e *engine) dispatchAttempt(a int32) {
+	at := &e.att[a]
+	rq := &e.reqs[at.req]
+	req := policy.Request{Client: max(rq.user, 0), Attempt: at.num, Now: e.now}
+	k := e.pol.Pick(e.view, req, e.dispatch)
+	at.server = int32(k)
+	at.dispatched = e.now
+	e.lv.Up(k, e.now)
+	if rq.measured {
+		e.out.sent[k]++
+	}
+	if !math.IsInf(e.c.timeout, 1) {
+		at.deadline = e.now + e.c.timeout
+		at.timer = e.schedule(at.deadline, evTimeout, a)
+	}
+	e.push(e.now+e.hop(), evAtServer, a)
+}
+
+// admit: attempt a reaches its server.
+func (e *engine) admit(a int32) {
+	at := &e.att[a]
+	s := &e.servers[at.server]
+	if !s.alive {
+		at.outcome = policy.Error // connection refused
+		e.push(e.now+e.hop(), evAnswer, a)
+		return
+	}
+	if e.c.dropExpired && e.now >= at.deadline {
+		if e.reqs[at.req].measured {
+			e.out.dropped++
+		}
+		return
+	}
+	if s.rate() > 0 && len(s.running) < s.workers && s.queue.len() == 0 {
+		e.start(s, a)
+		return
+	}
+	if e.c.queue >= 0 && s.queue.len() >= e.c.queue {
+		if e.c.discipline == FIFO || e.c.queue == 0 {
+			at.outcome = policy.Rejected
+			e.push(e.now+e.hop(), evAnswer, a)
+			return
+		}
+		old := s.queue.popFront() // LIFO: the oldest makes room
+		e.att[old].outcome = policy.Rejected
+		e.push(e.now+e.hop(), evAnswer, old)
+		e.release(old) // its queue residency
+	}
+	at.refs++ // queue residency
+	s.queue.pushBack(a)
+	if e.now >= e.c.warmup {
+		e.out.peakQueue = max(e.out.peakQueue, s.queue.len())
+	}
+}
+
+// start puts attempt a into service at server s (a worker is free and s is running).
+func (e *engine) start(s *srv, a int32) {
+	at := &e.att[a]
+	at.failing = at.u < s.errorRate
+	work := at.x * e.c.mean
+	if at.failing {
+		work = at.x * e.c.errorLatency
+	}
+	at.rem, at.since, at.busy = work, e.now, 0
+	at.slot = int32(len(s.running))
+	s.running = append(s.running, a)
+	at.refs++ // residency in the running list, released by unrun
+	at.done = e.schedule(e.now+work/s.speed, evComplete, a)
+}
+
+// startNext fills server k's free workers from its queue (FIFO: oldest first; LIFO: newest first), skipping expired
+// attempts when drop_expired.
+func (e *engine) startNext(k int) {
+	s := &e.servers[k]
+	for s.alive && s.rate() > 0 && len(s.running) < s.workers && s.queue.len() > 0 {
+		var a int32
+		if e.c.discipline == LIFO {
+			a = s.queue.popBack()
+		} else {
+			a = s.queue.popFront()
+		}
+		if e.c.dropExpired && e.now >= e.att[a].deadline {
+			if e.reqs[e.att[a].req].measured {
+				e.out.dropped++
+			}
+			e.release(a)
+			continue
+		}
+		e.start(s, a)
+		e.release(a) // queue residency; the completion event holds it now
+	}
+}
+
+// unrun takes attempt a out of server s's running list, accounting its worker time up to now, and drops the list's
+// reference (the caller must hold another while it still uses a).
+func (e *engine) unrun(s *srv, a int32) {
+	at := &e.att[a]
+	if r := s.rate(); r > 0 {
+		at.busy += e.now - at.since
+	}
+	last := s.running[len(s.running)-1]
+	s.running[at.slot] = last
+	e.att[last].slot = at.slot
+	s.running = s.running[:len(s.running)-1]
+	if e.reqs[at.req].measured {
+		e.out.busy += at.busy
+		if at.timedOut {
+			e.out.wasted += at.busy
+		}
+	}
+	e.release(a)
+}
+
+// complete: server k finishes attempt a's work and answers.
+func (e *engine) complete(a int32) {
+	at := &e.att[a]
+	k := int(at.server)
+	if !at.timedOut { // a timed-out attempt's answer would be discarded at the balancer
+		at.outcome = policy.OK
+		if at.failing {
+			at.outcome = policy.Error
+		}
+		e.push(e.now+e.hop(), evAnswer, a)
+	}
+	e.unrun(&e.servers[k], a)
+	e.startNext(k)
+}
+
+// answer: a server's answer to attempt a reaches the balancer.
+func (e *engine) answer(a int32) {
+	at := &e.att[a]
+	if at.timedOut {
+		return // the balancer answered 504 already
+	}
+	if e.ev.Pending(at.timer) {
+		e.ev.Remove(at.timer)
+		e.release(a)
+	}
+	k := int(at.server)
+	e.lv.Down(k, e.now)
+	if e.obs != nil {
+		e.obs.Observe(k, e.now-at.dispatched, e.now, at.outcome)
+	}
+	e.countOutcome(at)
+	at.answered = true
+	e.push(e.now+e.hop(), evAtClient, a)
+}
+
+// timeout: the balancer stops waiting for attempt a and answers 504.
+func (e *engine) timeout(a int32) {
+	at := &e.att[a]
+	at.timedOut = true
+	at.outcome = policy.Timeout
+	k := int(at.server)
+	e.lv.Down(k, e.now)
+	if e.obs != nil {
+		e.obs.Observe(k, e.c.timeout, e.now, policy.Timeout)
+	}
+	e.countOutcome(at)
+	at.answered = true
+	e.push(e.now+e.hop(), evAtClient, a)
+}
+
+// countOutcome counts attempt a's outcome at the balancer.
+func (e *engine) countOutcome(at *attempt) {
+	measured := e.reqs[at.req].measured
+	var c, b *int64
+	switch at.outcome {
+	case policy.Timeout:
+		c, b = &e.out.timeouts, &e.cur.timeouts
+	case policy.Error:
+		c, b = &e.out.errors, &e.cur.errors
+	case policy.Rejected:
+		c, b = &e.out.rejections, &e.cur.rejections
+	default:
+		return
+	}
+	*b++
+	if measured {
+		*c++
+	}
+}
+
+// atClient: the balancer's answer to attempt a reaches the client, which finishes the request or retries it.
+func (e *engine) atClient(a int32) {
+	at := &e.att[a]
+	r := at.req
+	if at.outcome == policy.OK {
+		e.finish(r, true)
+		return
+	}
+	if int(at.num) >= e.c.retries {
+		e.finish(r, false)
+		return
+	}
+	if e.capacity > 0 {
+		if e.tokens < 1 {
+			if e.reqs[r].measured {
+				e.out.budgetDenied++
+			}
+			e.finish(r, false)
+			return
+		}
+		e.tokens--
+	}
+	wait := math.Min(BackoffCap, e.c.backoff*math.Exp2(float64(at.num)))
+	if e.c.jitter == JitterFull {
+		wait *= e.retryR.Float64()
+	}
+	e.ev.Push(e.now+wait, event{evRetry, r})
+}
+
+// finish ends request r at now: a success or a failure.
+func (e *engine) finish(r int32, ok bool) {
+	rq := &e.reqs[r]
+	latency := e.now - rq.arrival
+	if rq.measured {
+		e.out.clipped += latency
+		e.out.all.Add(latency)
+		if ok {
+			e.out.succeeded++
+			e.out.ok.Add(latency)
+		} else {
+			e.out.failed++
+		}
+	} else if e.now > e.c.warmup {
+		e.out.carry += e.now - e.c.warmup
+	}
+	if ok {
+		e.cur.successes++
+		e.cur.latencies = append(e.cur.latencies, latency)
+	} else {
+		e.cur.failures++
+	}
+	e.live--
+	if u := rq.user; u >= 0 {
+		e.ev.Push(e.now+e.arrivals.Exp()*e.c.think, event{evThink, u})
+	}
+	rq.next = e.freeReq
+	rq.user = -2 // free
+	e.freeReq = r
+}
+
+// stop changes server k's pause count by d (+1: a pause begins; −1: one ends), moving or removing its running
+// attempts' completions: work stops while paused.
+func (e *engine) stop(k, d int) {
+	s := &e.servers[k]
+	before := s.rate()
+	s.stops += d
+	e.rescale(k, before)
+}
+
+// rescale reschedules server k's running attempts after its work rate changed from before to s.rate().
+func (e *engine) rescale(k int, before float64) {
+	s := &e.servers[k]
+	after := s.rate()
+	if after == before {
+		return
+	}
+	for _, a := range s.running {
+		at := &e.att[a]
+		if before > 0 {
+			at.rem = max(0, at.rem-(e.now-at.since)*before)
+			at.busy += e.now - at.since
+		}
+		at.since = e.now
+		switch {
+		case after == 0:
+			if e.ev.Pending(at.done) {
+				e.ev.Remove(at.done)
+				e.release(a) // never the last: the running list holds one
+			}
+		case before == 0:
+			at.done = e.schedule(e.now+at.rem/after, evComplete, a)
+		default:
+			e.ev.Move(at.done, e.now+at.rem/after)
+		}
+	}
+	if before == 0 {
+		e.startNext(k)
+	}
+}
+
+// apply applies one timeline change.
+func (e *engine) apply(ch change) {
+	if ch.action == Rate {
+		if t, ok := e.ev.When(e.next); ok {
+			// The pending arrival's residual time, rescaled: the same random number, the new rate.
+			e.ev.Move(e.next, e.now+(t-e.now)*e.rate/ch.rate)
+		} else if t := e.now + e.arrivals.Exp()/ch.rate; t < e.c.horizon {
+			// None pending: the next one at the old rate fell past the horizon.
+			e.next = e.ev.Schedule(t, event{evArrival, 0})
+		}
+		e.rate = ch.rate
+		return
+	}
+	if ch.action == Add {
+		k := ch.server
+		if k < 0 {
+			k = slices.IndexFunc(e.servers, func(s srv) bool { return !s.active })
+		}
+		e.servers[k].active = true
+		e.eligible[k] = true
+		return
+	}
+	for k := range e.servers {
+		if ch.server >= 0 && k != ch.server {
+			continue
+		}
+		s := &e.servers[k]
+		switch ch.action {
+		case Kill:
+			if s.alive {
+				e.kill(k)
+			}
+		case Restart:
+			s.alive = true
+		case Slow, Restore:
+			before := s.rate()
+			s.speed = s.class.speed
+			if ch.action == Slow {
+				s.speed *= ch.factor
+			}
+			e.rescale(k, before)
+		case Pause:
+			e.stop(k, +1)
+			e.ev.Push(e.now+ch.duration, event{evPauseEnd, int32(k)})
+		case Fail:
+			s.errorRate = ch.factor
+		case Recover:
+			s.errorRate = s.class.errorRate
+		}
+	}
+}
+
+// kill stops server k: the attempts in service and queued are answered 500 at once (the connection is reset).
+func (e *engine) kill(k int) {
+	s := &e.servers[k]
+	s.alive = false
+	for len(s.running) > 0 {
+		a := s.running[len(s.running)-1]
+		at := &e.att[a]
+		held := e.ev.Pending(at.done) // not while paused
+		if held {
+			e.ev.Remove(at.done)
+		}
+		if !at.timedOut {
+			at.outcome = policy.Error
+			e.push(e.now+e.hop(), evAnswer, a)
+		}
+		e.unrun(s, a)
+		if held {
+			e.release(a)
+		}
+	}
+	for s.queue.len() > 0 {
+		a := s.queue.popFront()
+		if !e.att[a].timedOut {
+			e.att[a].outcome = policy.Error
+			e.push(e.now+e.hop(), evAnswer, a)
+		}
+		e.release(a)
+	}
+}
+
+// closeBin closes the current time-series bin at binEnd.
+func (e *engine) closeBin() {
+	smp := sample{t: e.binEnd - e.c.bin, counts: e.cur, inSystem: int64(e.live),
+		inFlight: make([]float64, len(e.servers)), queue: make([]float64, len(e.servers))}
+	smp.counts.latencies = nil
+	lat := e.cur.latencies
+	slices.Sort(lat)
+	for i, q := range [3]float64{0.5, 0.95, 0.99} {
+		smp.p[i] = math.NaN()
+		if n := len(lat); n > 0 {
+			smp.p[i] = lat[max(0, int(math.Ceil(q*float64(n)))-1)]
+		}
+	}
+	for k := range e.servers {
+		s := &e.servers[k]
+		smp.inFlight[k] = float64(len(s.running) + s.queue.len())
+		smp.queue[k] = float64(s.queue.len())
+	}
+	e.out.series = append(e.out.series, smp)
+	e.cur = bin{latencies: lat[:0]}
+	e.binEnd += e.c.bin
+}
+
+// finishBooks counts the pending requests and checks the run's books.
+func (e *engine) finishBooks() {
+	live := 0
+	for r := range e.reqs {
+		rq := &e.reqs[r]
+		if rq.user == -2 {
+			continue
+		}
+		live++
+		if rq.measured {
+			e.out.pending++
+			e.out.clipped += e.c.horizon - rq.arrival
+		} else {
+			e.out.carry += e.c.horizon - e.c.warmup
+		}
+	}
+	e.out.liveReqs = live
+	e.out.freeAttempts = len(e.freeAtt)
+	e.out.liveAttempts = len(e.att) - len(e.freeAtt)
+	var bad []string
+	if live != e.live {
+		bad = append(bad, fmt.Sprintf("%d requests live in the pool but %d counted in the system", live, e.live))
+	}
+	if got := e.out.clipped + e.out.carry; math.Abs(e.out.area-got) > 1e-9*max(1, e.out.area) {
+		bad = append(bad, fmt.Sprintf("Little's law: ∫N dt = %.9g over the window but the requests' times in it sum to %.9g", e.out.area, got))
+	}
+	if o := &e.out; o.offered != o.succeeded+o.failed+o.pending {
+		bad = append(bad, fmt.Sprintf("offered %d ≠ succeeded %d + failed %d + pending %d", o.offered, o.succeeded, o.failed, o.pending))
+	}
+	if o := &e.out; o.attempts != o.firsts+o.retries || o.firsts != o.offered {
+		bad = append(bad, fmt.Sprintf("attempts %d ≠ requests %d + retries %d (first attempts %d)", o.attempts, o.offered, o.retries, o.firsts))
+	}
+	e.out.warning = strings.Join(bad, "; ")
+}

@@ -1,0 +1,129 @@
+package resilience
+
+import (
+	"math"
+
+	"lbsweep/results/schema"
+)
+
+// The metric columns, in the order of metrics. Counts are of the requests arriving in [warmup, horizon) ("measured")
+// and of their attempts made before the horizon.
+var (
+	colOffered        = schema.Column{Name: "offered", Type: schema.Int64, Doc: "measured requests: arrivals in [warmup, horizon)"}
+	colSucceeded      = schema.Column{Name: "succeeded", Type: schema.Int64, Doc: "measured requests answered successfully before the horizon"}
+	colFailed         = schema.Column{Name: "failed", Type: schema.Int64, Doc: "measured requests that failed before the horizon: their last attempt failed and no retry was left or allowed"}
+	colPending        = schema.Column{Name: "pending", Type: schema.Int64, Doc: "measured requests with no final answer at the horizon"}
+	colGoodput        = schema.Column{Name: "goodput", Type: schema.Float64, Doc: "succeeded / offered: the share answered successfully (seed 004's goodput); null when nothing was offered"}
+	colGoodputRate    = schema.Column{Name: "goodput_rate", Type: schema.Float64, Unit: "requests/s", Doc: "succeeded / (horizon − warmup)"}
+	colAttempts       = schema.Column{Name: "attempts", Type: schema.Int64, Doc: "attempts the measured requests sent before the horizon: first attempts and retries"}
+	colRetries        = schema.Column{Name: "retries_sent", Type: schema.Int64, Doc: "retries sent (attempts after the first)"}
+	colAttemptsPerReq = schema.Column{Name: "attempts_per_request", Type: schema.Float64, Doc: "attempts / offered; null when nothing was offered"}
+	colAttemptRate    = schema.Column{Name: "attempt_rate", Type: schema.Float64, Unit: "attempts/s", Doc: "attempts / (horizon − warmup): the load the servers see, beside the retry fixed point's states"}
+	colTimeouts       = schema.Column{Name: "timeouts", Type: schema.Int64, Doc: "attempts the balancer timed out (504)"}
+	colErrors         = schema.Column{Name: "errors", Type: schema.Int64, Doc: "attempts answered 500: server errors, refused connections of a down server, work lost in a kill"}
+	colRejections     = schema.Column{Name: "rejections", Type: schema.Int64, Doc: "attempts answered 503 by a full queue (FIFO: the newcomer; LIFO: the oldest queued)"}
+	colDropped        = schema.Column{Name: "dropped", Type: schema.Int64, Doc: "attempts a server skipped because their timeout had passed (drop_expired)"}
+	colBudgetDenied   = schema.Column{Name: "budget_denied", Type: schema.Int64, Doc: "retries the retry budget refused (the request failed instead)"}
+	colMeanLatency    = schema.Column{Name: "mean_latency", Type: schema.Float64, Unit: ms, Doc: "mean latency (final answer − arrival, backoffs included) of the successful requests; exact; null when none"}
+	colP50Latency     = schema.Column{Name: "p50_latency", Type: schema.Float64, Unit: ms, Doc: "median latency of the successful requests, relative error ≤ 0.1% (DDSketch); null when none"}
+	colP95Latency     = schema.Column{Name: "p95_latency", Type: schema.Float64, Unit: ms, Doc: "95th percentile of the successful requests' latency; null when none"}
+	colP99Latency     = schema.Column{Name: "p99_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile of the successful requests' latency; null when none"}
+	colP50AllLatency  = schema.Column{Name: "p50_all_latency", Type: schema.Float64, Unit: ms, Doc: "median latency of every final answer, failures included; null when none"}
+	colP99AllLatency  = schema.Column{Name: "p99_all_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile latency of every final answer, failures included; null when none"}
+	colWastedWork     = schema.Column{Name: "wasted_work", Type: schema.Float64, Unit: ms, Doc: "worker time spent on the measured requests' attempts whose balancer had timed them out before their service ended (nobody waited for the answer)"}
+	colWastedFraction = schema.Column{Name: "wasted_fraction", Type: schema.Float64, Doc: "wasted_work / the worker time spent on the measured requests' attempts; null when none"}
+	colShares         = schema.Column{Name: "shares", Type: schema.Float64List, Doc: "element k: the fraction of the measured attempts the balancer sent to server k"}
+	colMeanInSystem   = schema.Column{Name: "mean_in_system", Type: schema.Float64, Unit: "requests", Doc: "L: the time-average number of requests in the system (arrived, no final answer) over [warmup, horizon)"}
+	colMeanTimeInSys  = schema.Column{Name: "mean_time_in_system", Type: schema.Float64, Unit: ms, Doc: "W: the measured requests' mean time in the system, counted up to the horizon for the pending ones, so that L ≈ (offered / window)·W (Little's law; exact but for the requests carried over from before warmup)"}
+	colPeakQueue      = schema.Column{Name: "peak_queue", Type: schema.Int64, Unit: "attempts", Doc: "the longest queue (waiting, not in service) at any server in [warmup, horizon)"}
+	colEvents         = schema.Column{Name: "events", Type: schema.Int64, Doc: "events simulated (arrivals, hops, completions, timeouts, backoffs, pauses, timeline changes), warm-up included"}
+	colWarning        = schema.Column{Name: "warning", Type: schema.String, Doc: "null when the run's books balance (Little's law over the window, offered = succeeded + failed + pending, attempts = offered + retries), else what does not"}
+	colTheoryPTimeout = schema.Column{Name: "theory_p_timeout", Type: schema.Float64, Doc: "probability that a first attempt times out at the offered load: the M/M/c sojourn tail at timeout − 2·hop (see theory_source); null elsewhere"}
+	colTheoryBlocking = schema.Column{Name: "theory_blocking", Type: schema.Float64, Doc: "M/M/c/K blocking probability of an attempt at a bounded queue, at the offered load; null elsewhere"}
+	colTheoryMean     = schema.Column{Name: "theory_mean_latency", Type: schema.Float64, Unit: ms, Doc: "mean latency of a successful request: four hops plus the M/M/c (M/M/c/K: admitted) mean sojourn; with no timeout, no errors and no retries only; null elsewhere"}
+	colTheoryP99      = schema.Column{Name: "theory_p99_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile of the successful requests' latency, as theory_mean_latency; null elsewhere"}
+	colTheoryHealthy  = schema.Column{Name: "theory_attempt_rate_healthy", Type: schema.Float64, Unit: "attempts/s", Doc: "the retry fixed point's smallest stable state x = λ·Σ_{i≤R} p(x)^i (the healthy state); null elsewhere"}
+	colTheoryMeta     = schema.Column{Name: "theory_attempt_rate_metastable", Type: schema.Float64, Unit: "attempts/s", Doc: "the retry fixed point's largest stable state when it has more than one (the metastable state; Bronson et al., HotOS 2021); null when the fixed point is unique or no theory applies"}
+	colTheorySource   = schema.Column{Name: "theory_source", Type: schema.String, Doc: "the formulas behind the theory columns; null where none applies"}
+	colTheoryPauseP99 = schema.Column{Name: "theory_p99_pause_bound", Type: schema.Float64, Unit: ms, Doc: "a lower bound on the p99 latency of all answers when a load-blind policy sends a share of the requests to servers with periodic pauses: an arrival there during a pause waits out its rest; null elsewhere"}
+	metrics           = schema.New(colOffered, colSucceeded, colFailed, colPending, colGoodput, colGoodputRate, colAttempts, colRetries, colAttemptsPerReq, colAttemptRate, colTimeouts, colErrors, colRejections, colDropped, colBudgetDenied, colMeanLatency, colP50Latency, colP95Latency, colP99Latency, colP50AllLatency, colP99AllLatency, colWastedWork, colWastedFraction, colShares, colMeanInSystem, colMeanTimeInSys, colPeakQueue, colEvents, colWarning, colTheoryPTimeout, colTheoryBlocking, colTheoryMean, colTheoryP99, colTheoryHealthy, colTheoryMeta, colTheoryPauseP99, colTheorySource)
+)
+
+// The time-series columns: one row per bin [time, time + bin).
+var (
+	colTime        = schema.Column{Name: "time", Type: schema.Float64, Unit: ms, Doc: "start of the bin"}
+	colSOffered    = schema.Column{Name: "offered", Type: schema.Int64, Doc: "requests arriving in the bin"}
+	colSAttempts   = schema.Column{Name: "attempts", Type: schema.Int64, Doc: "attempts sent by the clients in the bin (first attempts and retries)"}
+	colSSuccesses  = schema.Column{Name: "successes", Type: schema.Int64, Doc: "requests answered successfully in the bin"}
+	colSFailures   = schema.Column{Name: "failures", Type: schema.Int64, Doc: "requests that failed in the bin (no retry left or allowed)"}
+	colSTimeouts   = schema.Column{Name: "timeouts", Type: schema.Int64, Doc: "attempts the balancer timed out in the bin"}
+	colSErrors     = schema.Column{Name: "errors", Type: schema.Int64, Doc: "attempts answered 500 at the balancer in the bin"}
+	colSRejections = schema.Column{Name: "rejections", Type: schema.Int64, Doc: "attempts answered 503 at the balancer in the bin"}
+	colSRetries    = schema.Column{Name: "retries_sent", Type: schema.Int64, Doc: "retries sent in the bin"}
+	colSP50        = schema.Column{Name: "p50_latency", Type: schema.Float64, Unit: ms, Doc: "median latency of the requests answered successfully in the bin (exact, nearest rank); null when none"}
+	colSP95        = schema.Column{Name: "p95_latency", Type: schema.Float64, Unit: ms, Doc: "95th percentile, as p50_latency"}
+	colSP99        = schema.Column{Name: "p99_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile, as p50_latency"}
+	colSInFlight   = schema.Column{Name: "in_flight", Type: schema.Float64List, Doc: "element k: attempts at server k (in service and queued) at the end of the bin"}
+	colSQueue      = schema.Column{Name: "queued", Type: schema.Float64List, Doc: "element k: attempts waiting in server k's queue at the end of the bin"}
+	colSInSystem   = schema.Column{Name: "in_system", Type: schema.Int64, Doc: "requests in the system (arrived, no final answer) at the end of the bin"}
+	seriesSchema   = schema.New(colTime, colSOffered, colSAttempts, colSSuccesses, colSFailures, colSTimeouts, colSErrors, colSRejections, colSRetries, colSP50, colSP95, colSP99, colSInFlight, colSQueue, colSInSystem)
+)
+
+// nullIfNaN is x as a cell, null when NaN.
+func nullIfNaN(x float64) schema.Cell {
+	if math.IsNaN(x) {
+		return schema.Null()
+	}
+	return schema.Float(x)
+}
+
+// set fills the measured columns of row from the run's outcome.
+func (o *outcome) set(row *schema.Builder, window float64) {
+	row.Set(colOffered, schema.Int(o.offered))
+	row.Set(colSucceeded, schema.Int(o.succeeded))
+	row.Set(colFailed, schema.Int(o.failed))
+	row.Set(colPending, schema.Int(o.pending))
+	if o.offered > 0 {
+		row.Set(colGoodput, schema.Float(float64(o.succeeded)/float64(o.offered)))
+		row.Set(colAttemptsPerReq, schema.Float(float64(o.attempts)/float64(o.offered)))
+	}
+	row.Set(colGoodputRate, schema.Float(float64(o.succeeded)/window*1000))
+	row.Set(colAttempts, schema.Int(o.attempts))
+	row.Set(colRetries, schema.Int(o.retries))
+	row.Set(colAttemptRate, schema.Float(float64(o.attempts)/window*1000))
+	row.Set(colTimeouts, schema.Int(o.timeouts))
+	row.Set(colErrors, schema.Int(o.errors))
+	row.Set(colRejections, schema.Int(o.rejections))
+	row.Set(colDropped, schema.Int(o.dropped))
+	row.Set(colBudgetDenied, schema.Int(o.budgetDenied))
+	row.Set(colMeanLatency, nullIfNaN(o.ok.Mean()))
+	row.Set(colP50Latency, nullIfNaN(o.ok.Quantile(0.5)))
+	row.Set(colP95Latency, nullIfNaN(o.ok.Quantile(0.95)))
+	row.Set(colP99Latency, nullIfNaN(o.ok.Quantile(0.99)))
+	row.Set(colP50AllLatency, nullIfNaN(o.all.Quantile(0.5)))
+	row.Set(colP99AllLatency, nullIfNaN(o.all.Quantile(0.99)))
+	row.Set(colWastedWork, schema.Float(o.wasted))
+	if o.busy > 0 {
+		row.Set(colWastedFraction, schema.Float(o.wasted/o.busy))
+	}
+	shares := make([]float64, len(o.sent))
+	total := int64(0)
+	for _, c := range o.sent {
+		total += c
+	}
+	for k, c := range o.sent {
+		if total > 0 {
+			shares[k] = float64(c) / float64(total)
+		}
+	}
+	row.Set(colShares, schema.List(shares))
+	row.Set(colMeanInSystem, schema.Float(o.area/window))
+	if o.offered > 0 {
+		row.Set(colMeanTimeInSys, schema.Float(o.clipped/float64(o.offered)))
+	}
+	row.Set(colPeakQueue, schema.Int(int64(o.peakQueue)))
+	row.Set(colEvents, schema.Int(o.events))
+	if o.warning != "" {
+		row.Set(colWarning, schema.Str(o.warning))
+	}
+}

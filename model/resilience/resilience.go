@@ -1,0 +1,287 @@
+// Package resilience is the request-level model of seed 004 ("Load balancing and resilience, simulated"): clients,
+// one balancer and servers with workers and explicit queues, where a request is an object with a lifecycle, so that
+// anything pending can be slowed, paused, dropped, timed out or retried after it was dispatched. It is the world the
+// resilience mechanisms live in (DESIGN.md, "The request-level world"); this package builds timeouts, retries with
+// backoff and a retry budget, bounded FIFO and LIFO queues, dropping expired work, GC pauses and a fault timeline.
+//
+// # Units
+//
+// Time is in milliseconds and rates are per second, as seed 004: 5 ms network hops, 300 ms pauses every 2 s, 100 ms
+// timeouts, 400 requests/s.
+//
+// # Model
+//
+// Clients are an open-loop Poisson stream at `rate` requests/s, or a closed loop of `users`, each thinking an
+// Exp(`think`) time before its next request and waiting for the request's final answer. A request's attempt travels
+// client → balancer → server and back, each leg taking `hop` ms (constant, or exponential with that mean:
+// `hop_law`). The balancer picks a server with a dispatch policy from model/policy (it sees its own outstanding
+// counts: attempts it sent and has neither had answered nor timed out), starts the attempt's timeout (`timeout`; it
+// answers 504 when it fires, and the server keeps working unless `drop_expired`) and forwards it. A server (a class
+// of `servers`) has `workers` that serve attempts and a queue behind them, unbounded or holding `queue` attempts;
+// FIFO (a full queue answers 503 at once) or LIFO (the newest queued attempt is served first, and a full queue drops
+// its oldest attempt with a 503 to make room: adaptive LIFO, Maurer 2015). Service work is a unit-mean draw
+// (constant, exponential, or lognormal with `cv`) times `mean` ms, done at the server's speed (a class's `speed`
+// times any timeline slow-down factor), so a server at speed 0.25 takes four times as long. With probability
+// `error_rate` (the class's, or a timeline fail's) an attempt is answered with a 500 after the same draw times
+// `error_latency`. A class may pause periodically (`gc_every`, `gc_pause`, `gc_phase`): stop-the-world, running work
+// stops too and nothing starts. Timeline entries (`timeline`) kill, restart, slow, restore, pause, fail, recover or
+// add a server, or change the rate, at given times: seed 004's buttons as data. A killed server loses its work (its
+// attempts are answered 500 at once: connection reset) and refuses new ones (500 after the round trip), which the
+// balancer only learns from those answers: there are no health checks (seed 004).
+//
+// A client retries a request whose attempt failed (500, 503 or 504) up to `retries` times, after an exponential
+// backoff `backoff`·2^(i−1) for the i-th retry, capped at 10 s, with full jitter (a uniform wait in [0, that]:
+// Brooker 2015) or none. A retry budget (`retry_budget` = b) is a token bucket: each request deposits b tokens, a
+// retry spends one, the bucket holds at most max(10, 100·b) and starts full; without a whole token the request fails
+// instead of retrying. This is seed 004's bucket, which it likens to Finagle's RetryBudget (a time-windowed deposit
+// of percentCanRetry per request plus minRetriesPerSec, Finagle 22.x com.twitter.finagle.service.RetryBudget) and
+// Envoy's retry budget (budget_percent of the active requests, with min_retry_concurrency: a concurrency bound, not a
+// bucket; envoy.config.cluster.v3.CircuitBreakers.Thresholds.RetryBudget). Deviations: no time window, the bucket
+// starts full, and the reserve is the bucket's floor of 10 rather than a rate.
+//
+// # Engine
+//
+// One future-event list with handles (sim.Events): arrivals, hops, service completions, timeouts, backoffs, GC
+// pauses and timeline changes. A pending completion is moved when its server's speed changes and removed when it
+// pauses, an answered attempt's timeout is cancelled, so nothing is decided ahead of time. Attempts and requests are
+// records in pools, reused once nothing refers to them, so a run allocates nothing per request in steady state.
+//
+// # Randomness
+//
+// Streams (sim.NewRand of the run seed): arrival and think times; first attempts' work and error draws (one pair per
+// request, in arrival order, so policies compared at a point see the same requests: common random numbers); retries'
+// draws and backoff jitter; network hop times (exponential hops only); and the policy's own draws. The timeline and
+// the series bin are twin parameters (model.Param.Twin), left out of the run seed: a run with one more timeline
+// change at time t draws exactly the same numbers as the run without it until t, so their time series agree before
+// t (causality; a test checks it).
+//
+// # Measurement
+//
+// The run ends at `horizon`; requests arriving in [warmup, horizon) are measured: offered, succeeded, failed and still
+// pending at the horizon; their attempts, retries and the attempt outcomes the balancer saw (timeouts, errors,
+// rejections); latency (final answer − arrival, backoffs included) of the successes and of all final answers; wasted
+// work (worker time spent on attempts whose balancer had already timed them out); each server's share of their
+// attempts. Each run checks its own books (Little's law over the window as an exact identity of the integrated
+// number in the system and the requests' clipped times in it; offered = succeeded + failed + pending; attempts =
+// requests + retries) and fills the `warning` column when one does not hold.
+package resilience
+
+import (
+	"fmt"
+	"math"
+
+	"lbsweep/model"
+	"lbsweep/model/policy"
+	"lbsweep/results/schema"
+)
+
+// Model is the resilience model; its zero value is ready to use.
+type Model struct{}
+
+// Parameter indices into Params() and a Point.
+const (
+	pN = iota
+	pServers
+	pWorkers
+	pQueue
+	pDiscipline
+	pDropExpired
+	pService
+	pMean
+	pCV
+	pErrorRate
+	pErrorLatency
+	pRate
+	pUsers
+	pThink
+	pHop
+	pHopLaw
+	pTimeout
+	pRetries
+	pBackoff
+	pJitter
+	pRetryBudget
+	pTimeline
+	pHorizon
+	pWarmup
+	pBin
+	pPolicy // the policy arguments, policy.Params in order, follow
+)
+
+// Fields of a server class in `servers`.
+const (
+	fCount = iota
+	fWorkers
+	fSpeed
+	fWeight
+	fErrorRate
+	fGCEvery
+	fGCPause
+	fGCPhase
+	fActive
+)
+
+// Fields of a timeline entry.
+const (
+	tAt = iota
+	tAction
+	tServer
+	tFactor
+	tDuration
+	tRate
+)
+
+// Service-time laws, in the order of the `service` choices.
+const (
+	Constant = iota
+	Exponential
+	Lognormal
+)
+
+// Queue disciplines, in the order of the `discipline` choices.
+const (
+	FIFO = iota
+	LIFO
+)
+
+// Hop laws, in the order of the `hop_law` choices.
+const (
+	HopConstant = iota
+	HopExponential
+)
+
+// Backoff jitter, in the order of the `jitter` choices.
+const (
+	JitterFull = iota
+	JitterNone
+)
+
+// Action is a timeline entry's action, in the order of the `action` choices.
+type Action uint8
+
+// Timeline actions: what seed 004's "Do something" buttons do.
+const (
+	Kill    Action = iota // the server stops: its work is lost (answered 500 at once) and it refuses new attempts
+	Restart               // a killed server comes back, empty
+	Slow                  // the server's speed is multiplied by factor (0 < factor; 0.25 = a quarter speed)
+	Restore               // the server's speed returns to its class's
+	Pause                 // a stop-the-world pause of duration ms
+	Fail                  // the server answers a fraction factor (default 1) of attempts with fast 500s
+	Recover               // the server's error rate returns to its class's
+	Add                   // a server declared active = false joins the fleet
+	Rate                  // the open-loop arrival rate becomes rate requests/s
+)
+
+var actionNames = []string{"kill", "restart", "slow", "restore", "pause", "fail", "recover", "add", "rate"}
+
+// String returns the action's name as specs write it.
+func (a Action) String() string {
+	if int(a) < len(actionNames) {
+		return actionNames[a]
+	}
+	return fmt.Sprintf("Action(%d)", a)
+}
+
+// Bounds on a point.
+const (
+	// MaxServers bounds n.
+	MaxServers = 100_000
+	// MaxWorkers bounds a server's workers.
+	MaxWorkers = 100_000
+	// MaxRequests bounds the expected requests rate·horizon (open loop) and users (closed loop).
+	MaxRequests = 1e8
+	// MaxRetries bounds retries.
+	MaxRetries = 100
+	// MaxBins bounds one run's time series.
+	MaxBins = 1_000_000
+	// BackoffCap is the cap on a retry's backoff, in ms (seed 004: 10 s).
+	BackoffCap = 10_000.0
+)
+
+const ms = "ms"
+
+var (
+	serviceChoices    = []string{"constant", "exponential", "lognormal"}
+	disciplineChoices = []string{"fifo", "lifo"}
+	hopChoices        = []string{"constant", "exponential"}
+	jitterChoices     = []string{"full", "none"}
+)
+
+var params = append([]model.Param{
+	pN: {Name: "n", Kind: model.Int, Optional: true, Doc: "number of servers, filled in as the sum of the classes' counts (give it only if equal), ≤ 10^5"},
+	pServers: {Name: "servers", Kind: model.Records, Doc: "server classes in list order, e.g. [{count = 4}, {count = 1, gc_every = 2000, gc_pause = 300}]: servers 0..count₁−1 form the first class, and so on",
+		Fields: []model.Param{
+			fCount:     {Name: "count", Kind: model.Int, Doc: "servers in the class, ≥ 1"},
+			fWorkers:   {Name: "workers", Kind: model.Int, Optional: true, Doc: "attempts served at once, 1 ≤ workers ≤ 10^5 (default: the fleet's workers)"},
+			fSpeed:     {Name: "speed", Kind: model.Float, Optional: true, Doc: "speed factor, > 0: work of w ms takes w/speed ms (default 1)"},
+			fWeight:    {Name: "weight", Kind: model.Float, Optional: true, Doc: "static weight for weighted policies (smooth_wrr, wrr_expanded, least_request), > 0 (default: the speed, as seed 004)"},
+			fErrorRate: {Name: "error_rate", Kind: model.Float, Optional: true, Doc: "fraction of attempts answered with a 500, 0 ≤ error_rate ≤ 1 (default: the fleet's error_rate)"},
+			fGCEvery:   {Name: "gc_every", Kind: model.Float, Optional: true, Unit: ms, Doc: "period of the stop-the-world pauses, > gc_pause (null: none)"},
+			fGCPause:   {Name: "gc_pause", Kind: model.Float, Optional: true, Unit: ms, Doc: "length of each pause, > 0; required with gc_every"},
+			fGCPhase:   {Name: "gc_phase", Kind: model.Float, Optional: true, Unit: ms, Doc: "start of the first pause, ≥ 0 (default gc_every)"},
+			fActive:    {Name: "active", Kind: model.Bool, Optional: true, Doc: "false: the class's servers stay out of the fleet until a timeline add (default true)"},
+		}},
+	pWorkers:      {Name: "workers", Kind: model.Int, Default: model.IntValue(1), Doc: "attempts each server serves at once, for the classes that set none, 1 ≤ workers ≤ 10^5 (default 1)"},
+	pQueue:        {Name: "queue", Kind: model.Int, Optional: true, Doc: "attempts a server holds waiting behind its workers, ≥ 0 (null: unbounded); a full queue sheds by the discipline"},
+	pDiscipline:   {Name: "discipline", Kind: model.Enum, Choices: disciplineChoices, Default: model.IntValue(FIFO), Doc: "queue discipline: fifo (a full queue answers 503 at once) or lifo (newest served first; a full queue drops its oldest with a 503)"},
+	pDropExpired:  {Name: "drop_expired", Kind: model.Bool, Default: model.BoolValue(false), Doc: "a server skips a queued attempt whose balancer timeout has passed (deadline propagation), instead of serving it"},
+	pService:      {Name: "service", Kind: model.Enum, Choices: serviceChoices, Default: model.IntValue(Exponential), Doc: "service-work law: constant, exponential (default) or lognormal with coefficient of variation cv"},
+	pMean:         {Name: "mean", Kind: model.Float, Unit: ms, Default: model.FloatValue(20), Doc: "mean service work at speed 1, > 0 (default 20)"},
+	pCV:           {Name: "cv", Kind: model.Float, Optional: true, Doc: "lognormal service: coefficient of variation, ≥ 0 (null: 1); only with service = lognormal"},
+	pErrorRate:    {Name: "error_rate", Kind: model.Float, Default: model.FloatValue(0), Doc: "fraction of attempts answered with a 500 for the classes that set none, 0 ≤ error_rate ≤ 1 (default 0)"},
+	pErrorLatency: {Name: "error_latency", Kind: model.Float, Unit: ms, Optional: true, Doc: "mean work of a 500 at speed 1, > 0 (null: mean: failing takes as long as succeeding)"},
+	pRate:         {Name: "rate", Kind: model.Float, Unit: "requests/s", Optional: true, Doc: "open loop: Poisson arrival rate of requests, > 0; exactly one of rate and users"},
+	pUsers:        {Name: "users", Kind: model.Int, Optional: true, Doc: "closed loop: users, each waiting for its request's final answer and then thinking, 1 ≤ users ≤ 10^8; exactly one of rate and users"},
+	pThink:        {Name: "think", Kind: model.Float, Unit: ms, Optional: true, Doc: "closed loop: mean exponential think time, ≥ 0; required with users"},
+	pHop:          {Name: "hop", Kind: model.Float, Unit: ms, Default: model.FloatValue(5), Doc: "time of one network leg (client → balancer, balancer → server and back), ≥ 0 (default 5, as seed 004)"},
+	pHopLaw:       {Name: "hop_law", Kind: model.Enum, Choices: hopChoices, Default: model.IntValue(HopConstant), Doc: "law of a leg's time: constant (default) or exponential with mean hop"},
+	pTimeout:      {Name: "timeout", Kind: model.Float, Unit: ms, Optional: true, Doc: "per-attempt timeout at the balancer (it answers 504), > 0 (null: none)"},
+	pRetries:      {Name: "retries", Kind: model.Int, Default: model.IntValue(0), Doc: "retries of a failed (500, 503, 504) request at the client, 0 ≤ retries ≤ 100 (default 0)"},
+	pBackoff:      {Name: "backoff", Kind: model.Float, Unit: ms, Default: model.FloatValue(10), Doc: "backoff base: the i-th retry waits base·2^(i−1), capped at 10 s, ≥ 0 (default 10)"},
+	pJitter:       {Name: "jitter", Kind: model.Enum, Choices: jitterChoices, Default: model.IntValue(JitterFull), Doc: "full: wait uniform in [0, backoff] (Brooker 2015; default); none: wait the backoff"},
+	pRetryBudget:  {Name: "retry_budget", Kind: model.Float, Optional: true, Doc: "retry budget: tokens each request deposits, a retry spends one, the bucket holds max(10, 100·b); 0 < b ≤ 10 (null: no budget)"},
+	pTimeline: {Name: "timeline", Kind: model.Records, Optional: true, Twin: true, Doc: "fault timeline, e.g. [{at = 5000, server = 2, action = \"slow\", factor = 0.25}, {at = 6500, server = 2, action = \"restore\"}]; server omitted: every server. A twin parameter: left out of the run seed, so a run with one more change draws the same numbers until it",
+		Fields: []model.Param{
+			tAt:       {Name: "at", Kind: model.Float, Unit: ms, Doc: "when, 0 ≤ at < horizon"},
+			tAction:   {Name: "action", Kind: model.Enum, Choices: actionNames, Doc: "kill, restart, slow (factor), restore, pause (duration), fail (factor: error rate, default 1), recover, add, rate (rate)"},
+			tServer:   {Name: "server", Kind: model.Int, Optional: true, Doc: "the server, 0 ≤ server < n (null: every server; add: the first inactive one)"},
+			tFactor:   {Name: "factor", Kind: model.Float, Optional: true, Doc: "slow: speed multiplier, > 0; fail: error rate, 0 < factor ≤ 1 (default 1)"},
+			tDuration: {Name: "duration", Kind: model.Float, Optional: true, Unit: ms, Doc: "pause: its length, > 0"},
+			tRate:     {Name: "rate", Kind: model.Float, Optional: true, Unit: "requests/s", Doc: "rate: the new open-loop arrival rate, > 0"},
+		}},
+	pHorizon: {Name: "horizon", Kind: model.Float, Unit: ms, Doc: "end of the run, > 0; rate·horizon ≤ 10^8"},
+	pWarmup:  {Name: "warmup", Kind: model.Float, Unit: ms, Default: model.FloatValue(0), Doc: "start of the measurement window, 0 ≤ warmup < horizon (default 0)"},
+	pBin:     {Name: "bin", Kind: model.Float, Unit: ms, Default: model.FloatValue(250), Twin: true, Doc: "time-series bin width, ≥ horizon/10^6; 0: no time series (default 250, as seed 004's charts). Observation only: not part of the run seed"},
+	pPolicy:  {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "the balancer's dispatch policy (sweep -list); it sees its own outstanding counts; times in ms"},
+}, policy.Params...)
+
+// Name implements model.Model.
+func (Model) Name() string { return "resilience" }
+
+// Doc implements model.Model.
+func (Model) Doc() string {
+	return "seed 004's request-level world in ms: open- or closed-loop clients, network hops, one balancer with a dispatch policy, servers with workers and FIFO/LIFO bounded queues, timeouts, retries with backoff and a retry budget, drop-expired, GC pauses and a fault timeline; goodput, attempts and latency by outcome, with M/M/c theory and the retry fixed point"
+}
+
+// Params implements model.Model.
+func (Model) Params() []model.Param { return params }
+
+// Metrics implements model.Model.
+func (Model) Metrics() []schema.Column { return metrics.Columns() }
+
+// Cost implements model.Model: about six events per attempt, attempts per request taken as √(1+retries) (a healthy
+// run makes one attempt per request, a storm up to 1 + retries: the geometric mean is within a factor √(1+retries)
+// of both), and the GC pauses' events.
+func (Model) Cost(p model.Point) float64 {
+	cfg := configOf(p)
+	requests := cfg.requestsEstimate()
+	gc := 0.0
+	for _, c := range cfg.classes {
+		if c.gcEvery > 0 {
+			gc += float64(c.count) * 2 * cfg.horizon / c.gcEvery
+		}
+	}
+	return 6*requests*math.Sqrt(1+float64(cfg.retries)) + gc + float64(len(cfg.timeline))
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
