@@ -413,9 +413,11 @@ func phiExpm1(u float64) float64 {
 	return -math.Expm1(-u) / u
 }
 
-// mmcStable reports whether 0 < lambda < c mu with mu finite (false for NaN).
+// mmcStable reports whether 0 < lambda < c mu with mu finite (false for NaN),
+// tested as lambda/mu < c, the form ErlangC checks, so the two agree when
+// lambda is within an ulp of c mu.
 func mmcStable(lambda, mu float64, c int) bool {
-	return lambda > 0 && lambda < float64(c)*mu && !math.IsInf(mu, 1)
+	return lambda > 0 && mu > 0 && lambda/mu < float64(c) && lambda < float64(c)*mu && !math.IsInf(mu, 1)
 }
 
 // posFinite reports whether 0 < x < +Inf (false for NaN).

@@ -280,7 +280,13 @@ func MMcRetryFixedPoints(lam, mu float64, c int, slack float64, retries int, bud
 		return func(t float64) float64 { return MMcSojournTail(x, mu, c, t) }
 	}
 	return RetryFixedPoints(lam, retries, budget, float64(c)*mu, func(x float64) float64 {
-		return TimeoutProb(tailAt(x), slack)
+		v := TimeoutProb(tailAt(x), slack)
+		if math.IsNaN(v) {
+			// x is within rounding of c mu (x/mu rounds to c): the tail's
+			// limit there is 1.
+			return 1
+		}
+		return v
 	})
 }
 

@@ -238,6 +238,29 @@ func TestRetryFixedPointsEdges(t *testing.T) {
 		MMcRetryFixedPoints(1, math.NaN(), 1, 1, 1, 1) != nil || MMcKRetryFixedPoints(1, 1, 1, 2, math.NaN(), 1, 1) != nil {
 		t.Error("invalid input: want nil")
 	}
+	// Just below capacity x/mu can round to c, where MMcSojournTail is NaN:
+	// the wrapper takes the limit 1 instead of panicking (about 6% of
+	// (c, mu) pairs hit it; find one deterministically).
+	found := false
+	for i := 0; i < 1000 && !found; i++ {
+		mu := math.Exp(float64(i)/20 - 7)
+		c := 1 + i%8
+		x := math.Nextafter(float64(c)*mu, 0)
+		if x/mu < float64(c) {
+			continue
+		}
+		found = true
+		if !math.IsNaN(MMcSojournTail(x, mu, c, 1)) {
+			t.Errorf("MMcSojournTail(%g, %g, %d) at x/mu = c: want NaN", x, mu, c)
+		}
+		fps := MMcRetryFixedPoints(0.7*float64(c)*mu, mu, c, 9/mu, 3, math.Inf(1))
+		if len(fps) == 0 || !fps[len(fps)-1].Saturated {
+			t.Errorf("rounding case c=%d mu=%g: %+v", c, mu, fps)
+		}
+	}
+	if !found {
+		t.Error("no rounding case found")
+	}
 	mustPanic(t, "nil p", func() { RetryFixedPoints(1, 1, 1, 1, nil) })
 	mustPanic(t, "retries < 0", func() { RetryFixedPoints(1, -1, 1, 1, p) })
 	mustPanic(t, "p outside [0,1]", func() { RetryFixedPoints(1, 1, 1, 10, func(float64) float64 { return 2 }) })
