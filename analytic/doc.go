@@ -61,7 +61,7 @@
 //     admitted requests' sojourn law), exact under random dispatch by Poisson
 //     splitting, and TimeoutProb, the tail at the timeout's slack behind
 //     constant hops. Gross and Harris, Fundamentals of Queueing Theory,
-//     §2.3 and §2.5; Kleinrock Vol. 1 §3.4–§3.6.
+//     §2.3 and §2.5; Kleinrock Vol. 1 ch. 3.
 //   - retry.go: the retry fixed point x = lam (1 + min(b, p(x) + ... +
 //     p(x)^R)), all its solutions, stable or not, with the saturated branch
 //     at capacity: the healthy and the metastable states. Bronson et al.,

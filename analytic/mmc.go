@@ -12,8 +12,8 @@ import (
 // consistent unit: with rates per ms, times are in ms. Random dispatch over n
 // identical servers splits a Poisson stream into n independent Poisson
 // streams, so a server with c workers fed lambda/n is exactly one of these
-// queues (Kleinrock, Queueing Systems Vol. 1 (1975), §3.4 and §3.6; Gross and
-// Harris, Fundamentals of Queueing Theory, §2.3 and §2.5).
+// queues (Gross and Harris, Fundamentals of Queueing Theory, §2.3 and §2.5;
+// Kleinrock, Queueing Systems Vol. 1 (1975), ch. 3).
 
 // ErlangB returns the Erlang B (loss) formula B(c, a): the probability that an
 // arrival finds all c servers busy in the M/M/c/c loss system with offered
@@ -58,7 +58,7 @@ func erlangB(c int, a float64) float64 {
 // panics if c < 1. c = 1 gives a (the M/M/1 probability of waiting, rho).
 //
 // Source: Gross and Harris, Fundamentals of Queueing Theory, §2.3 (C from B
-// as above); Kleinrock Vol. 1 §3.5.
+// as above); Kleinrock Vol. 1 ch. 3 (M/M/m).
 func ErlangC(c int, a float64) float64 {
 	checkServers("ErlangC", c)
 	if !(a > 0 && a < float64(c)) {
@@ -77,7 +77,7 @@ func ErlangC(c int, a float64) float64 {
 // Valid for 0 < lambda < c mu (mu finite); it returns NaN otherwise. It
 // panics if c < 1.
 //
-// Source: Gross and Harris §2.3; Kleinrock Vol. 1 §3.5.
+// Source: Gross and Harris §2.3; Kleinrock Vol. 1 ch. 3 (M/M/m).
 func MMcMeanWait(lambda, mu float64, c int) float64 {
 	checkServers("MMcMeanWait", c)
 	if !mmcStable(lambda, mu, c) {
@@ -118,7 +118,7 @@ func MMcMeanSojourn(lambda, mu float64, c int) float64 {
 // NaN; it returns NaN otherwise. It panics if c < 1.
 //
 // Source: Gross and Harris §2.3 (the M/M/c waiting-time distribution);
-// Kleinrock Vol. 1 §3.5.
+// Kleinrock Vol. 1 ch. 3 (M/M/m).
 func MMcSojournTail(lambda, mu float64, c int, t float64) float64 {
 	checkServers("MMcSojournTail", c)
 	if !mmcStable(lambda, mu, c) || math.IsNaN(t) {
@@ -172,7 +172,7 @@ func MMcSojournQuantile(lambda, mu float64, c int, p float64) float64 {
 // It returns K+1 NaNs if lambda or mu is not positive and finite. It panics
 // if c < 1 or K < c.
 //
-// Source: Gross and Harris §2.5; Kleinrock Vol. 1 §3.6.
+// Source: Gross and Harris §2.5; Kleinrock Vol. 1 ch. 3.
 func MMcKDist(lambda, mu float64, c, K int) []float64 {
 	checkServers("MMcKDist", c)
 	checkCapacity("MMcKDist", c, K)
@@ -250,8 +250,8 @@ func MMcKMeanSojourn(lambda, mu float64, c, K int) float64 {
 // functions (gonum's mathext.GammaIncReg, GammaIncRegComp); for c = 1 the sum
 // is an Erlang(m+1, mu) and the tail is Q(m+1, mu t). The second term is
 // formed in logarithms, so it never overflows; P underflows (to 0) only below
-// 2^-1074, so the term lost is below r^(-m) 2^-1074 <= 2^(K-c+1-1074): nil
-// for K - c < 1000.
+// 2^-1074, so the term lost is below r^(-m) 2^-1074 <= 2^(K-c+1-1074)
+// (c/(c-1) <= 2): below 2^-73 for K - c < 1000.
 //
 // It returns 1 for t <= 0. Valid for lambda, mu > 0 finite and t not NaN;
 // NaN otherwise. It panics if c < 1 or K < c. As K grows it tends to

@@ -23,9 +23,10 @@ import "math"
 // for mu > 0 finite, period > 0 finite and 0 <= pause <= period; it returns
 // NaN otherwise.
 //
-// Source: work conservation outside the pauses (Loynes' stability condition
-// for the periodic queue: mean work arriving per period < work the server can
-// do per period).
+// Source: the work arriving per period, lambda period / mu in the mean, must
+// be below the work the server can do in it, period - pause (Loynes, Proc.
+// Cambridge Philos. Soc. 58(3), 1962, for stationary ergodic input, which a
+// uniformly random phase of the pause schedule makes it).
 func VacationCapacity(mu, pause, period float64) float64 {
 	if !posFinite(mu) || !validPause(pause, period) {
 		return math.NaN()
