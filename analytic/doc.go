@@ -11,6 +11,10 @@
 // fraction of servers holding at least i jobs (the job in service included),
 // for i = 1..k, matching the queue_tail column of the results schema.
 //
+// The request-level families (mmc.go, retry.go, vacation.go) take every rate
+// and time explicitly and work in the caller's unit: with rates per ms, times
+// come out in ms (the resilience model's convention).
+//
 // # Invalid input
 //
 // A load, rate or probability outside its valid range is a value, not a bug:
@@ -52,4 +56,17 @@
 //     of the phase map (transient M/M/1 by uniformization) or the fixed
 //     point of the individual-refresh equations. Mitzenmacher, "How Useful
 //     Is Old Information?", PODC 1997 and IEEE TPDS 11(1), 2000.
+//   - mmc.go: M/M/c (Erlang B and C by the loss recursion, the FIFO sojourn
+//     law and its quantiles) and M/M/c/K (stationary law, blocking, the
+//     admitted requests' sojourn law), exact under random dispatch by Poisson
+//     splitting, and TimeoutProb, the tail at the timeout's slack behind
+//     constant hops. Gross and Harris, Fundamentals of Queueing Theory,
+//     §2.3 and §2.5; Kleinrock Vol. 1 ch. 3.
+//   - retry.go: the retry fixed point x = lam (1 + min(b, p(x) + ... +
+//     p(x)^R)), all its solutions, stable or not, with the saturated branch
+//     at capacity: the healthy and the metastable states. Bronson et al.,
+//     HotOS 2021; Huang et al., OSDI 2022.
+//   - vacation.go: a server with periodic stop-the-world pauses (GC): its
+//     capacity, and sound lower bounds on the sojourn tail, quantiles and
+//     mean, for one server or a fleet sending it a share of the requests.
 package analytic
