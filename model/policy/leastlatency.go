@@ -27,16 +27,19 @@ const leastLatencyDoc = "seed 004's least EWMA latency (time-decayed, 1 s): the 
 //	w = 1 − e^(−Δ/τ),   estimate ← estimate·(1 − w) + rtt·w,
 //
 // (computed as estimate + w·(rtt − estimate), the same value, which a sample equal to the estimate leaves exactly
-// unchanged): the EWMA of an unevenly spaced series with time constant τ: a sample's weight grows with the time since the one
-// before it, so the estimate forgets its past at rate 1/τ in time, however often the server answers (half of it in
-// τ·ln 2), rather than by a fixed fraction per response as seed 000's ewma does. It is the blend of Finagle's
+// unchanged): the EWMA of an unevenly spaced series with time constant τ: a sample's weight grows with the time since
+// the one before it, so the estimate forgets its past at rate 1/τ in time, however often the server answers (half of it
+// in τ·ln 2), rather than by a fixed fraction per response as seed 000's ewma does. It is the blend of Finagle's
 // PeakEwma (finagle-core/src/main/scala/com/twitter/finagle/loadbalancer/PeakEwma.scala at commit 1e8497e,
 // Metric.observe: w = exp(−td/Tau), cost = cost·w + rtt·(1−w), its w being our 1 − w) and of tower 0.4.13's
-// RttEstimate::update, without their peak rule (a higher sample there replaces the estimate at once) and without
-// their decay toward 0 at pick time: here the estimate changes only when its server answers, so a server the policy
-// no longer picks keeps the estimate it had until every other estimate rises above it. Two answers at the same time
-// give the second weight 0. Estimates start at default_rtt at time 0, so a first answer at time t has weight
-// 1 − e^(−t/τ): the start is forgotten over about τ of answers.
+// RttEstimate::update, without their peak rule (a higher sample there replaces the estimate at once) and without their
+// decay toward 0 at pick time: here the estimate changes only when its server answers, so a server the policy no longer
+// picks keeps the estimate it had until every other estimate rises above it. With a full scan the policy therefore
+// herds: the lowest estimate takes every request until its answers, late by the queue they build, lift it above the
+// next, and a server drained after a spell of slow answers stays idle at its high estimate. Power of d choices softens
+// the herd (the lowest estimate is in only a share d/n of the samples) but not the idling: the highest estimate loses
+// every sample it is in. Two answers at the same time give the second weight 0. Estimates start at default_rtt at time
+// 0, so a first answer at time t has weight 1 − e^(−t/τ): the start is forgotten over about τ of answers.
 //
 // Outcomes. Seed 004 says only that each balancer keeps its own "latency averages" and does not say which answers
 // feed them; the natural reading, and what Finagle and tower do, is that every answer's latency is a sample: Finagle
