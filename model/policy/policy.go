@@ -200,7 +200,8 @@ type Split uint8
 
 // Splits.
 const (
-	// LoadAware: the picks read the loads, so the share each server gets is not fixed in advance.
+	// LoadAware: the picks read the loads (in View.Loads, or through the latencies an Observer is told, which grow
+	// with the servers' queues), so the share each server gets is not fixed in advance.
 	LoadAware Split = iota
 	// SplitEqual: the picks ignore the loads and every server gets 1/n of the arrivals in the long run.
 	SplitEqual
@@ -311,7 +312,7 @@ const (
 // them). Which policy takes which, and with what default, is the policy's own declaration (Entry.Args).
 var Params = []model.Param{
 	argD: {Name: "d", Kind: model.Int, Policy: true,
-		Doc: "jsq_d: servers sampled per arrival, 1 ≤ d ≤ n; least_outstanding, ewma, ewma_success: power of d choices over the policy's score, d distinct servers sampled per arrival, 1 ≤ d ≤ n (null: every server, in list order); null for other policies"},
+		Doc: "jsq_d: servers sampled per arrival, 1 ≤ d ≤ n; least_outstanding, ewma, ewma_success, least_latency: power of d choices over the policy's score, d distinct servers sampled per arrival, 1 ≤ d ≤ n (null: every server, in list order); null for other policies"},
 	argReplacement: {Name: "replacement", Kind: model.Bool, Policy: true,
 		Doc: "jsq_d: sample with replacement (default false: d distinct servers); null for other policies"},
 	argChoiceCount: {Name: "choice_count", Kind: model.Int, Policy: true,
@@ -321,11 +322,11 @@ var Params = []model.Param{
 	argActiveRequestBias: {Name: "active_request_bias", Kind: model.Float, Policy: true,
 		Doc: "least_request with unequal weights: dynamic weight = weight/(active+1)^bias, 0 ≤ bias ≤ 8 (Envoy, default 1; Envoy sets no upper bound); null for other policies"},
 	argTau: {Name: "tau", Kind: model.Float, Policy: true, Unit: "model time units",
-		Doc: "peak_ewma: decay time constant of the RTT estimate, > 0 (tower decay, Finagle decayTime); null for other policies"},
+		Doc: "peak_ewma, least_latency: decay time constant of the RTT estimate, > 0 (tower decay, Finagle decayTime; least_latency's default 1000 is seed 004's 1 s in ms); null for other policies"},
 	argDefaultRTT: {Name: "default_rtt", Kind: model.Float, Policy: true, Unit: "model time units",
-		Doc: "peak_ewma: RTT estimate before the first response, ≥ 0 (tower default_rtt; default 1); null for other policies"},
+		Doc: "peak_ewma, least_latency: RTT estimate before the first response, ≥ 0 (tower default_rtt; default 1); null for other policies"},
 	argTie: {Name: "tie", Kind: model.Enum, Choices: []string{"first", "random"}, Policy: true,
-		Doc: "least_outstanding, ewma, ewma_success: a tie on the lowest score goes to the first candidate (first: list order, or the random sample order with d; Python's min, seed 000 §5.3) or to a uniformly random one (random); null for other policies"},
+		Doc: "least_outstanding, ewma, ewma_success, least_latency: a tie on the lowest score goes to the first candidate (first: list order, or the random sample order with d; Python's min, seed 000 §5.3) or to a uniformly random one (random); null for other policies"},
 	argAlpha: {Name: "alpha", Kind: model.Float, Policy: true,
 		Doc: "ewma, ewma_success: weight of each observed latency, estimate ← (1−α)·estimate + α·latency, 0 < α ≤ 1 (seed 000 §5.4, default 0.2); null for other policies"},
 	argObserve: {Name: "observe", Kind: model.Enum, Choices: []string{"completion", "dispatch"}, Policy: true,
@@ -368,6 +369,7 @@ var Registry = []Entry{
 	{Name: "least_outstanding", Doc: leastOutstandingDoc, Args: leastOutstandingArgs, Build: buildLeastOutstanding},
 	{Name: "ewma", Doc: ewmaDoc, Args: ewmaArgs, Build: buildEWMA},
 	{Name: "ewma_success", Doc: ewmaSuccessDoc, Args: ewmaArgs, Build: buildEWMASuccess},
+	{Name: "least_latency", Doc: leastLatencyDoc, Args: leastLatencyArgs, Build: buildLeastLatency},
 }
 
 // Names returns the registered names in Registry order (the choices of a model's "policy" parameter).

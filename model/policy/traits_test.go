@@ -18,7 +18,9 @@ var serverSets = []Servers{
 // A policy whose picks ignore the loads must say so (Traits.Split), and one that declares a static split must ignore
 // them: every variant, over equal and unequal weights, picks 300 times on two fixed views, all servers idle and
 // loads n−1, …, 1, 0 (so the shortest queue is not server 0, which first-wins ties pick on idle servers), from
-// identically seeded generators. The two pick sequences are equal exactly when the policy declares a static split.
+// identically seeded generators. An Observer is also told, after each pick, the latency its view implies (one time
+// unit per request at the server, its own included, answered at once), since that is how a latency-scoring policy
+// (least_latency) reads the loads. The two pick sequences are equal exactly when the policy declares a static split.
 // This is what keeps a new load-blind policy from silently switching off the supermarket's instability check.
 func TestRegistryLoadBlindDeclared(t *testing.T) {
 	for _, s := range serverSets {
@@ -35,12 +37,19 @@ func TestRegistryLoadBlindDeclared(t *testing.T) {
 				continue
 			}
 			pa, pb := c.New(s), c.New(s)
+			oa, _ := pa.(Observer)
+			ob, _ := pb.(Observer)
 			ra, rb := sim.NewRand(5, 5), sim.NewRand(5, 5)
 			same := true
 			for i := range 300 {
 				req := Request{Now: float64(i)}
-				if pa.Pick(view(idle), req, ra) != pb.Pick(view(loaded), req, rb) {
+				a, b := pa.Pick(view(idle), req, ra), pb.Pick(view(loaded), req, rb)
+				if a != b {
 					same = false
+				}
+				if oa != nil {
+					oa.Observe(a, float64(idle.Len(a)+1), req.Now, OK)
+					ob.Observe(b, float64(loaded.Len(b)+1), req.Now, OK)
 				}
 			}
 			blind := c.Traits(s).Split != LoadAware

@@ -242,8 +242,8 @@ func TestPeakEWMARule(t *testing.T) {
 	}
 }
 
-// A policy observes exactly when its traits say it does (Traits.Observe ≠ Never iff it is an Observer): peak_ewma
-// and the seed's EWMA policies; only the scoring policies report their candidates.
+// A policy observes exactly when its traits say it does (Traits.Observe ≠ Never iff it is an Observer): peak_ewma,
+// least_latency and the seed's EWMA policies; only the scoring policies report their candidates.
 func TestObservers(t *testing.T) {
 	for _, v := range variants(3) {
 		c := v.config(t)
@@ -254,10 +254,10 @@ func TestObservers(t *testing.T) {
 			t.Errorf("%s: Observer = %v, but Traits.Observe = %d", v.name, observes, c.Traits(Servers{N: 3}).Observe)
 		}
 		seeds := v.e.Name == "ewma" || v.e.Name == "ewma_success"
-		if want := v.e.Name == "peak_ewma" || seeds; observes != want {
+		if want := v.e.Name == "peak_ewma" || v.e.Name == "least_latency" || seeds; observes != want {
 			t.Errorf("%s: Observer = %v, want %v", v.name, observes, want)
 		}
-		if want := seeds || v.e.Name == "least_outstanding"; samples != want {
+		if want := seeds || v.e.Name == "least_outstanding" || v.e.Name == "least_latency"; samples != want {
 			t.Errorf("%s: Sampler = %v, want %v", v.name, samples, want)
 		}
 	}
