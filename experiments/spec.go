@@ -634,6 +634,16 @@ func (d *decoder) sweep(s *Spec, raw map[string]any, md toml.MetaData) error {
 					ax.Values = append(ax.Values, set)
 					continue
 				}
+				if str, ok := e.(string); ok && str == "null" && ps[i].Kind != model.Enum {
+					// "null": the parameter left unset at this value of the axis, e.g. queue = ["null", 8]
+					// (unbounded, then 8), as a where selection writes null; only for optional parameters, whose
+					// null has a meaning. (No choice of an enum is named "null": the enum case is decoded as a name.)
+					if !ps[i].Optional {
+						return d.errf("sweep", -1, key, "element %d: \"null\" leaves a parameter unset, but %s is not optional", j+1, ps[i].Name)
+					}
+					ax.Values = append(ax.Values, Setting{{Param: i, Value: model.Value{}}})
+					continue
+				}
 				if tbl, isTable := e.(map[string]any); isTable && ps[i].Kind == model.Enum {
 					set, msg := choiceSetting(ps, i, tbl)
 					if msg != "" {
