@@ -2,7 +2,8 @@
 // outcome as well as by latency. Its first use is seed 000's sinkholing study ("load_balancer.py"): a latency-aware
 // balancer sends traffic to whoever answers fastest, and a backend that fails fast answers fastest, so every latency
 // metric ranks the policies in reverse order of goodput. Seed 004's resilience mechanisms (clients, timeouts,
-// retries, breakers, hedging, concurrency limits) are meant to extend it; none is built yet.
+// retries, pauses, faults) live in model/resilience, on explicit queues; this model stays as seed 000's toy pins it,
+// and the two agree where they overlap (a test in model/resilience).
 //
 // # Model
 //
