@@ -60,8 +60,9 @@ func printable(s string) string {
 }
 
 var (
-	headerRE = regexp.MustCompile(`^\s*(\[\[?)\s*([A-Za-z0-9_.\-" ]+?)\s*\]\]?`)
-	keyRE    = regexp.MustCompile(`^\s*"?([A-Za-z0-9_\-]+)"?\s*=`)
+	elementRE = regexp.MustCompile(`^element ([0-9]+)\b`)
+	headerRE  = regexp.MustCompile(`^\s*(\[\[?)\s*([A-Za-z0-9_.\-" ]+?)\s*\]\]?`)
+	keyRE     = regexp.MustCompile(`^\s*"?([A-Za-z0-9_\-]+)"?\s*=`)
 )
 
 // locate finds the line (1-based) of key in table (table "" is the root; for an array of tables, idx picks the
@@ -87,6 +88,53 @@ func locate(text, table string, idx int, key string) int {
 		}
 		if m := keyRE.FindStringSubmatch(line); m != nil && m[1] == key {
 			return i + 1
+		}
+	}
+	return 0
+}
+
+// locateElement finds the line (1-based) of the i-th (1-based) inline table of the list whose key is on line keyLine,
+// e.g. element 2 of "timeline = [⏎ {at = 1, ...},⏎ {at = 2, ...},⏎ ]" is on keyLine+2. It skips strings and comments,
+// and returns 0 when the value is not a list holding that many inline tables.
+func locateElement(text string, keyLine, i int) int {
+	lines := strings.SplitAfter(text, "\n")
+	if keyLine < 1 || keyLine > len(lines) {
+		return 0
+	}
+	rest := strings.Join(lines[keyLine-1:], "")
+	eq := strings.IndexByte(rest, '=')
+	if eq < 0 {
+		return 0
+	}
+	line, depth, count := keyLine, 0, 0 // depth: open brackets and braces; the list's own bracket is depth 1
+	for j := eq + 1; j < len(rest); j++ {
+		switch c := rest[j]; c {
+		case '\n':
+			line++
+		case '#':
+			for j+1 < len(rest) && rest[j+1] != '\n' {
+				j++
+			}
+		case '"', '\'':
+			for j++; j < len(rest) && rest[j] != c && rest[j] != '\n'; j++ {
+				if c == '"' && rest[j] == '\\' {
+					j++
+				}
+			}
+		case '[', '{':
+			if c == '{' && depth == 1 {
+				if count++; count == i {
+					return line
+				}
+			}
+			if depth == 0 && c != '[' {
+				return 0
+			}
+			depth++
+		case ']', '}':
+			if depth--; depth <= 0 {
+				return 0
+			}
 		}
 	}
 	return 0

@@ -114,6 +114,13 @@ func (d *decoder) errf(table string, idx int, key, format string, args ...any) *
 	if line == 0 && table == "" && key != "" { // a top-level key written as a table: its first header
 		line = locate(d.text, firstSegment(key), 0, "")
 	}
+	msg := fmt.Sprintf(format, args...)
+	if m := elementRE.FindStringSubmatch(msg); m != nil && table == "params" && line > 0 {
+		// Element i of a list of tables in [params] (servers, timeline) is at fault: the line of its inline table.
+		if i, err := strconv.Atoi(m[1]); err == nil {
+			line = max(line, locateElement(d.text, line, i))
+		}
+	}
 	path := key
 	if table != "" {
 		t := table
@@ -125,7 +132,7 @@ func (d *decoder) errf(table string, idx int, key, format string, args ...any) *
 			path = t + "." + key
 		}
 	}
-	return &Error{File: d.file, Line: line, Key: path, Msg: fmt.Sprintf(format, args...)}
+	return &Error{File: d.file, Line: line, Key: path, Msg: msg}
 }
 
 func firstSegment(key string) string {
