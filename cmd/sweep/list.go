@@ -19,11 +19,10 @@ func listModels(w io.Writer) {
 		m := experiments.Models[name]
 		fmt.Fprintf(tw, "model %s\t%s\n", name, m.Doc())
 		for _, p := range m.Params() {
-			def := ""
-			if p.Default.Valid {
-				def = " (default " + p.Format(p.Default) + ")"
+			listParam(tw, "  ", p)
+			for _, f := range p.Fields {
+				listParam(tw, "    "+p.Name+".", f)
 			}
-			fmt.Fprintf(tw, "  %s\t%s%s\t%s\n", p.Name, p.Kind, def, p.Doc)
 		}
 	}
 	tw.Flush()
@@ -32,6 +31,20 @@ func listModels(w io.Writer) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", e.Name, e.Signature(), e.Doc)
 	}
 	tw.Flush()
+}
+
+// listParam prints one parameter (or a field of a list-of-tables parameter, with prefix "    servers.") as a -list
+// line: name, kind and default, unit ("-" when dimensionless), doc with its range.
+func listParam(tw io.Writer, prefix string, p model.Param) {
+	def := ""
+	if p.Default.Valid {
+		def = " (default " + p.Format(p.Default) + ")"
+	}
+	unit := p.Unit
+	if unit == "" {
+		unit = "-"
+	}
+	fmt.Fprintf(tw, "%s%s\t%s%s\t%s\t%s\n", prefix, p.Name, p.Kind, def, unit, p.Doc)
 }
 
 // schemaMarkdown renders model m's results columns as the README's Markdown table (`sweep -schema`).
