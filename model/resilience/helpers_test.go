@@ -74,7 +74,7 @@ func entry(t testing.TB, at float64, action string, kv ...string) model.Record {
 }
 
 // raw builds a point over the server classes and timeline (nil: none) with policy pol and settings (name=value,
-// policy arguments included), defaults applied, resolved but not checked.
+// policy arguments included), defaults applied, neither resolved nor checked.
 func raw(t testing.TB, classes []model.Record, timeline []model.Record, pol string, set ...string) model.Point {
 	t.Helper()
 	p := make(model.Point, len(params))
@@ -104,16 +104,17 @@ func raw(t testing.TB, classes []model.Record, timeline []model.Record, pol stri
 		}
 		p[i] = setValue(t, params[i], v)
 	}
-	if err := (Model{}).Resolve(p); err != nil {
-		t.Fatalf("invalid test point: %v", err)
-	}
 	return p
 }
 
-// point is raw, checked (unstable loads allowed: bounded or transient overloads are what the tests build).
+// point is raw, resolved and checked (unstable loads allowed: bounded or transient overloads are what the tests
+// build).
 func point(t testing.TB, classes []model.Record, timeline []model.Record, pol string, set ...string) model.Point {
 	t.Helper()
 	p := raw(t, classes, timeline, pol, set...)
+	if err := (Model{}).Resolve(p); err != nil {
+		t.Fatalf("invalid test point: %v", err)
+	}
 	if _, err := (Model{}).Check(p, model.CheckOptions{AllowUnstable: true}); err != nil {
 		t.Fatalf("invalid test point: %v", err)
 	}
