@@ -93,6 +93,9 @@ func tail(t *testing.T, p model.Point, h, d float64) model.Point {
 //     the backoffs, pauses and timeouts) drains: no request pending and every attempt record back in the pool;
 //   - a closed loop whose servers are all killed at the horizon and that then runs 60 s more holds only the users'
 //     current attempts (each refused within two hops, before any timeout): live attempts ≤ live requests ≤ users.
+//
+// And the policy's view holds at every pick: each server's outstanding count is the attempts the balancer sent it
+// less those it has had answered or timed out.
 func TestBooksEveryScenario(t *testing.T) {
 	const h, drain = 8000.0, 60000.0
 	for _, s := range scenarios(t) {
@@ -110,6 +113,11 @@ func TestBooksEveryScenario(t *testing.T) {
 			if math.IsInf(c.timeout, 1) && out.liveAttempts > out.liveReqs {
 				t.Errorf("%s seed %d: %d attempts live at the horizon for %d live requests, and no timeouts", s.name, seed,
 					out.liveAttempts, out.liveReqs)
+			}
+			_, f := recordPolicy(t, p, seed)
+			if f.bad > 0 || len(f.picks) == 0 {
+				t.Errorf("%s seed %d: at %d of %d picks the balancer's outstanding counts were not its sent less its answered",
+					s.name, seed, f.bad, len(f.picks))
 			}
 			end := run(t, tail(t, p, h, drain), seed)
 			if end.warning != "" {

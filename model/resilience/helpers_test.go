@@ -170,9 +170,22 @@ type tap struct {
 	next  int
 	picks []pick
 	seen  []observation
+	// The balancer's view checked at every pick: server k's outstanding count must be the attempts sent to it less
+	// those answered or timed out (each told to the tap once). bad counts the picks where it is not.
+	sent, told []int32
+	bad        int
 }
 
 func (f *tap) Pick(v policy.View, r policy.Request, rnd *sim.Rand) int {
+	if f.sent == nil {
+		f.sent, f.told = make([]int32, f.n), make([]int32, f.n)
+	}
+	for k := range f.n {
+		if v.Loads.Len(k) != f.sent[k]-f.told[k] {
+			f.bad++
+			break
+		}
+	}
 	var k int
 	if f.inner != nil {
 		k = f.inner.Pick(v, r, rnd)
@@ -186,6 +199,7 @@ func (f *tap) Pick(v policy.View, r policy.Request, rnd *sim.Rand) int {
 		}
 	}
 	f.picks = append(f.picks, pick{r, k})
+	f.sent[k]++
 	return k
 }
 
@@ -194,6 +208,9 @@ func (f *tap) Observe(k int, latency, now float64, o policy.Outcome) {
 		obs.Observe(k, latency, now, o)
 	}
 	f.seen = append(f.seen, observation{k, latency, now, o})
+	if f.told != nil {
+		f.told[k]++
+	}
 }
 
 // record runs p with a tap over round robin and returns what it saw.

@@ -487,3 +487,28 @@ func TestRateChange(t *testing.T) {
 		}
 	}
 }
+
+// Speed changes and pauses compose. Slowed to half at 30 (20 of the 100 ms done), the request does 10 more by the
+// pause at 50; paused until 80, it resumes at half speed: 70 left take 140, done at 220, at the client at 230. With a
+// restore at 60, inside the pause, it resumes at full speed: done at 150, at the client at 160. Killed inside a
+// pause (at 70) the request is answered 500 at once (at the client at 80, after 80 ms); the next one reaches the
+// server at 90, just restarted and still paused, waits in its queue for the pause's end at 150 and is served by
+// 250: 180 ms at the client.
+func TestSpeedAndPauseCompose(t *testing.T) {
+	slowPause := []model.Record{entry(t, 30, "slow", "server=0", "factor=0.5"), entry(t, 50, "pause", "server=0", "duration=30")}
+	out, _ := record(t, one(t, 100, 300, slowPause), 1)
+	if out.ok.Count() != 1 || out.ok.Mean() != 230 {
+		t.Errorf("slowed then paused: %d successes of mean %v, want one of 230", out.ok.Count(), out.ok.Mean())
+	}
+	out, _ = record(t, one(t, 100, 200, append(slowPause, entry(t, 60, "restore", "server=0"))), 1)
+	if out.ok.Count() != 1 || out.ok.Mean() != 160 {
+		t.Errorf("slowed, paused, restored in the pause: %d successes of mean %v, want one of 160", out.ok.Count(), out.ok.Mean())
+	}
+	out, f := record(t, one(t, 100, 300, []model.Record{entry(t, 50, "pause", "server=0", "duration=100"),
+		entry(t, 70, "kill", "server=0"), entry(t, 90, "restart", "server=0")}), 1)
+	wantObs(t, "killed in a pause", f.seen, []observation{{0, 70, 75, policy.Error}, {0, 170, 255, policy.OK}})
+	if out.failed != 1 || out.ok.Count() != 1 || out.ok.Mean() != 180 || out.all.Mean() != 130 {
+		t.Errorf("killed in a pause: failed %d, %d successes of mean %v, all of mean %v; want 1, one of 180, 130", out.failed,
+			out.ok.Count(), out.ok.Mean(), out.all.Mean())
+	}
+}
