@@ -2,6 +2,7 @@ package resilience
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -94,7 +95,8 @@ func tail(t *testing.T, p model.Point, h, d float64) model.Point {
 //   - a closed loop whose servers are all killed at the horizon and that then runs 60 s more holds only the users'
 //     current attempts (each refused within two hops, before any timeout): live attempts ≤ live requests ≤ users.
 //
-// And the policy's view holds at every pick: each server's outstanding count is the attempts the balancer sent it
+// With no warm-up every request is measured, so the time series' bins add up to the run's counts and its last row
+// (the bin ending at the horizon) holds the requests in the system then. And the policy's view holds at every pick: each server's outstanding count is the attempts the balancer sent it
 // less those it has had answered or timed out.
 func TestBooksEveryScenario(t *testing.T) {
 	const h, drain = 8000.0, 60000.0
@@ -113,6 +115,9 @@ func TestBooksEveryScenario(t *testing.T) {
 			if math.IsInf(c.timeout, 1) && out.liveAttempts > out.liveReqs {
 				t.Errorf("%s seed %d: %d attempts live at the horizon for %d live requests, and no timeouts", s.name, seed,
 					out.liveAttempts, out.liveReqs)
+			}
+			if c.warmup == 0 {
+				seriesSums(t, s.name, out)
 			}
 			_, f := recordPolicy(t, p, seed)
 			if f.bad > 0 || len(f.picks) == 0 {
@@ -163,5 +168,31 @@ func TestBooksWarn(t *testing.T) {
 		if !strings.Contains(e.out.warning, c.want) {
 			t.Errorf("unbalanced books: warning %q, want it to name %q", e.out.warning, c.want)
 		}
+	}
+}
+
+// seriesSums checks that out's time series adds up to its counts (every request measured) and ends at the horizon
+// with the live requests.
+func seriesSums(t *testing.T, name string, out outcome) {
+	t.Helper()
+	var sum bin
+	for _, s := range out.series {
+		c := s.counts
+		sum.offered += c.offered
+		sum.attempts += c.attempts
+		sum.successes += c.successes
+		sum.failures += c.failures
+		sum.timeouts += c.timeouts
+		sum.errors += c.errors
+		sum.rejections += c.rejections
+		sum.retries += c.retries
+	}
+	want := bin{offered: out.offered, attempts: out.attempts, successes: out.succeeded, failures: out.failed,
+		timeouts: out.timeouts, errors: out.errors, rejections: out.rejections, retries: out.retries}
+	if !reflect.DeepEqual(sum, want) {
+		t.Errorf("%s: the series adds up to %+v, the run counted %+v", name, sum, want)
+	}
+	if last := out.series[len(out.series)-1]; last.inSystem != int64(out.liveReqs) {
+		t.Errorf("%s: %d in the system at the horizon by the series, %d live", name, last.inSystem, out.liveReqs)
 	}
 }

@@ -135,3 +135,38 @@ func TestCommonRandomNumbers(t *testing.T) {
 		}
 	}
 }
+
+// The time series is observation only (bin is a twin parameter): Run, RunSeries with 250 ms bins and RunSeries with
+// 100 ms bins give the same metric row, cell for cell, on every scenario; and the row's cells are the run's counts.
+func TestSeriesIsObservationOnly(t *testing.T) {
+	seed := model.Seed{Run: 5, Policy: 7} // as run(t, p, 5)
+	for _, s := range scenarios(t) {
+		p := s.build(t, 8000)
+		row, err := Model{}.Run(context.Background(), p, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range []float64{250, 100} {
+			q := slices.Clone(p)
+			q[pBin] = model.FloatValue(b)
+			again, rows, err := Model{}.RunSeries(context.Background(), q, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(row, again) || len(rows) != int(8000/b) {
+				t.Errorf("%s: bin %v changes the row or gives %d rows:\n%v\n%v", s.name, b, len(rows), rowText(row), rowText(again))
+			}
+		}
+		out := run(t, p, 5)
+		cols := metrics.Columns()
+		cell := func(name string) schema.Cell {
+			return row[slices.IndexFunc(cols, func(c schema.Column) bool { return c.Name == name })]
+		}
+		if cell("offered").I != out.offered || cell("succeeded").I != out.succeeded || cell("attempts").I != out.attempts ||
+			cell("events").I != out.events || cell("mean_in_system").F != out.area/(8000-configOf(p).warmup) {
+			t.Errorf("%s: the row's offered %v, succeeded %v, attempts %v, events %v, L %v are not the run's %d, %d, %d, %d, %v",
+				s.name, cell("offered"), cell("succeeded"), cell("attempts"), cell("events"), cell("mean_in_system"),
+				out.offered, out.succeeded, out.attempts, out.events, out.area/(8000-configOf(p).warmup))
+		}
+	}
+}
