@@ -75,6 +75,8 @@ func TestCheckErrors(t *testing.T) {
 		{closed("users=0"), "users", "0: need 1 ≤ users"},
 		{set(closed(), pThink, model.Value{}), "think", "required with users"},
 		{open("think=5"), "think", "only for a closed loop"},
+		// A zero-time cycle: the rejected user re-sends at the same instant, forever (the run hung before this check).
+		{closed("think=0", "hop=0", "queue=0"), "think", "0 with hop = 0: a request answered at once"},
 		{open("warmup=1000"), "warmup", "1000: need 0 ≤ warmup < horizon (1000)"},
 		{open("bin=0.0001"), "bin", "need 0 (no series) or a bin ≥ horizon/1000000"},
 		{open("horizon=2e9", "bin=0"), "horizon", "rate·horizon = 2e+08 requests, more than 1e+08"},
