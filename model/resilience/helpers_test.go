@@ -61,7 +61,7 @@ func fields(t testing.TB, fs []model.Param, kv ...string) model.Record {
 	return r
 }
 
-// class is a server class record: count servers and the class's fields as name=value pairs.
+// srvClass is a server class record: count servers and the class's fields as name=value pairs.
 func srvClass(t testing.TB, count int, kv ...string) model.Record {
 	t.Helper()
 	return fields(t, params[pServers].Fields, append([]string{fmt.Sprint("count=", count)}, kv...)...)

@@ -255,21 +255,16 @@ func TestBoundedQueues(t *testing.T) {
 	for _, disc := range []string{"fifo", "lifo"} {
 		out, f, d := queuedDuringPause(t, 1, "queue=3", "discipline="+disc)
 		m := len(d)
-		var want []struct {
-			d, now float64
+		type answer struct {
+			d, now float64 // the attempt's dispatch time, and when the balancer has its answer
 			oc     policy.Outcome
 		}
+		var want []answer
 		for i := k; i < m; i++ {
 			if disc == "fifo" {
-				want = append(want, struct {
-					d, now float64
-					oc     policy.Outcome
-				}{d[i], d[i] + 10, policy.Rejected})
+				want = append(want, answer{d[i], d[i] + 10, policy.Rejected})
 			} else {
-				want = append(want, struct {
-					d, now float64
-					oc     policy.Outcome
-				}{d[i-k], d[i] + 10, policy.Rejected})
+				want = append(want, answer{d[i-k], d[i] + 10, policy.Rejected})
 			}
 		}
 		for j := range k {
@@ -277,14 +272,12 @@ func TestBoundedQueues(t *testing.T) {
 			if disc == "lifo" {
 				served = d[m-1-j]
 			}
-			want = append(want, struct {
-				d, now float64
-				oc     policy.Outcome
-			}{served, 1400 + float64(j+1) + 5, policy.OK})
+			want = append(want, answer{served, 1400 + float64(j+1) + 5, policy.OK})
 		}
 		var got []observation
+		tol := 4 * ulp(2048) // the rounding of a dispatch time read back as now − latency
 		for _, o := range f.seen {
-			if o.now-o.latency >= d[0]-1e-9 && o.now-o.latency <= d[m-1]+1e-9 {
+			if o.now-o.latency >= d[0]-tol && o.now-o.latency <= d[m-1]+tol {
 				got = append(got, o)
 			}
 		}
