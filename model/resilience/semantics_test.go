@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"lbsweep/experiments/claims"
 	"lbsweep/model"
 	"lbsweep/model/policy"
 )
@@ -503,5 +504,66 @@ func TestSpeedAndPauseCompose(t *testing.T) {
 	if out.failed != 1 || out.ok.Count() != 1 || out.ok.Mean() != 180 || out.all.Mean() != 130 {
 		t.Errorf("killed in a pause: failed %d, %d successes of mean %v, all of mean %v; want 1, one of 180, 130", out.failed,
 			out.ok.Count(), out.ok.Mean(), out.all.Mean())
+	}
+}
+
+// Service and hop laws in the mean, with no waiting (many workers): the mean latency is 4·hop + mean/speed. Constant
+// laws at speed 4: exactly 4·5 + 20/4 = 25. Exponential hops (four independent legs of mean 5), exponential and
+// lognormal (cv 2) work: the replications' mean latency covers 40 within a Student-t interval at alpha.
+func TestLawsInTheMean(t *testing.T) {
+	p := point(t, []model.Record{srvClass(t, 1, "speed=4")}, nil, "round_robin", "users=1", "think=0", "service=constant",
+		"mean=20", "horizon=1000")
+	if out := run(t, p, 1); out.ok.Count() != 39 || out.ok.Mean() != 25 {
+		t.Errorf("speed 4: %d successes of mean %v, want 39 of 25", out.ok.Count(), out.ok.Mean())
+	}
+	for _, set := range [][]string{{"hop_law=exponential", "service=constant"}, {"service=exponential"},
+		{"service=lognormal", "cv=2"}, {"hop_law=exponential", "service=lognormal", "cv=0.5"}} {
+		p := point(t, []model.Record{srvClass(t, 2, "workers=1000")}, nil, "random", append([]string{"rate=200", "mean=20",
+			"horizon=10000"}, set...)...)
+		var xs []float64
+		for rep := range 10 {
+			xs = append(xs, run(t, p, uint64(50+rep)).ok.Mean())
+		}
+		e := claims.MeanCI(xs, alpha)
+		if math.Abs(e.Mean-40) > e.Half {
+			t.Errorf("%v: mean latency %.3f ± %.3f, want 40", set, e.Mean, e.Half)
+		}
+	}
+}
+
+// Weights: smooth_wrr splits the attempts in proportion to the classes' weights, which default to their speeds and
+// can be set apart from them: a deterministic sequence, so the shares are exact to within one attempt.
+func TestWeights(t *testing.T) {
+	for _, c := range []struct {
+		classes []model.Record
+		want    float64 // the second server's share
+	}{
+		{[]model.Record{srvClass(t, 1), srvClass(t, 1, "speed=3")}, 0.75},
+		{[]model.Record{srvClass(t, 1), srvClass(t, 1, "speed=3", "weight=1")}, 0.5},
+		{[]model.Record{srvClass(t, 1, "weight=4"), srvClass(t, 1)}, 0.2},
+	} {
+		out := run(t, point(t, c.classes, nil, "smooth_wrr", "rate=50", "horizon=20000"), 1)
+		total := float64(out.sent[0] + out.sent[1])
+		if math.Abs(float64(out.sent[1])-c.want*total) > 1 {
+			t.Errorf("server 1 got %d of %v attempts, want a share %v", out.sent[1], total, c.want)
+		}
+	}
+}
+
+// Warm-up: the requests arriving before it are not measured, but the series counts every arrival, so the bins from
+// the warm-up on add up to the measured offered count exactly.
+func TestWarmupMeasures(t *testing.T) {
+	p := point(t, []model.Record{srvClass(t, 4)}, nil, "round_robin", "rate=150", "warmup=3000", "horizon=8000", "timeout=80", "retries=1")
+	out := run(t, p, 2)
+	var from, before int64
+	for _, s := range out.series {
+		if s.t >= 3000 {
+			from += s.counts.offered
+		} else {
+			before += s.counts.offered
+		}
+	}
+	if from != out.offered || before == 0 || out.warning != "" {
+		t.Errorf("offered %d, series from the warm-up %d (before it %d), warning %q", out.offered, from, before, out.warning)
 	}
 }
