@@ -1,8 +1,11 @@
 package resilience
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"testing"
 
 	"lbsweep/model"
@@ -101,7 +104,7 @@ func randomScenario(t *testing.T, r *rand.Rand) scenario {
 
 // Random scenarios keep the books: each run's own check, the balancer's outstanding counts at every pick, the time
 // series' sums (no warm-up), and the attempt pool after a drain (open loop) or a total kill (closed loop), as
-// TestBooksEveryScenario states them. 120 draws (30 with -short).
+// TestBooksEveryScenario states them; and causality as TestCausality states it, for one more change at a random time. 120 draws (30 with -short).
 func TestRandomScenarios(t *testing.T) {
 	n := 120
 	if testing.Short() {
@@ -135,8 +138,52 @@ func TestRandomScenarios(t *testing.T) {
 		if c.rate > 0 && (end.pending != 0 || end.liveReqs != 0 || end.liveAttempts != 0) {
 			t.Errorf("%s: after the drain %d pending (%d live), %d attempt records live", name, end.pending, end.liveReqs, end.liveAttempts)
 		}
+		causal(t, name, r, p, h)
 		if c.rate == 0 && c.hopLaw == HopConstant && c.timeout > 2*c.hop && (end.liveAttempts > end.liveReqs || end.liveReqs > c.users) {
 			t.Errorf("%s: servers all down for 5 s, yet %d attempts live for %d requests", name, end.liveAttempts, end.liveReqs)
+		}
+	}
+}
+
+// causal adds one change at a random time t to point p (over horizon h): a pause, a slow-down, a fail or, in an
+// open loop, a rate change, on a random server or every one. The time-series rows of the bins ending by t must be
+// those of the run without it (RunSeries, one seed).
+func causal(t *testing.T, name string, r *rand.Rand, p model.Point, h float64) {
+	t.Helper()
+	at := float64(1 + r.IntN(int(h)-1))
+	kv := []string{fmt.Sprint("server=", r.IntN(configOf(p).n))}
+	if r.IntN(2) == 0 {
+		kv = nil
+	}
+	var extra model.Record
+	switch k := r.IntN(4); {
+	case k == 0:
+		extra = entry(t, at, "pause", append(kv, "duration=50")...)
+	case k == 1:
+		extra = entry(t, at, "slow", append(kv, "factor=0.5")...)
+	case k == 2 || !p[pRate].Valid:
+		extra = entry(t, at, "fail", kv...)
+	default:
+		extra = entry(t, at, "rate", "rate=500")
+	}
+	q := slices.Clone(p)
+	q[pTimeline] = model.RecordsValue(append(slices.Clone(p[pTimeline].R), extra))
+	if is, _ := checkErr(q, model.CheckOptions{AllowUnstable: true}); is != nil {
+		t.Fatalf("%s: the extra change is refused: %s", name, is.Message)
+	}
+	seed := model.Seed{Run: uint64(at), Policy: 1}
+	_, a, err := Model{}.RunSeries(context.Background(), p, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, b, err := Model{}.RunSeries(context.Background(), q, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a {
+		if end := a[i][0].F + configOf(p).bin; end <= at && !reflect.DeepEqual(a[i], b[i]) {
+			t.Errorf("%s: with one more %s at %v the bin ending at %v differs", name, actionNames[extra[tAction].I], at, end)
+			return
 		}
 	}
 }
