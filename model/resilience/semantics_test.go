@@ -145,6 +145,7 @@ func TestFullJitter(t *testing.T) {
 		mean += u / n
 	}
 	z := distuv.UnitNormal.Quantile(1 - alpha/2)
+	t.Logf("%v waits over their caps average %.4f (want 0.5 ± %.4f)", n, mean, z/math.Sqrt(12*n))
 	if half := z / math.Sqrt(12*n); n < 500 || math.Abs(mean-0.5) > half {
 		t.Errorf("%v waits over their caps average %.4f, want 0.5 ± %.4f", n, mean, half)
 	}
@@ -424,6 +425,7 @@ func TestFailRecover(t *testing.T) {
 		}
 	}
 	z := distuv.UnitNormal.Quantile(1 - alpha/2)
+	t.Logf("%v errors of %v attempts in the fail (want %.1f ± %.1f)", errs, n, 0.3*n, z*math.Sqrt(n*0.3*0.7))
 	if half := z * math.Sqrt(n*0.3*0.7); n < 3000 || math.Abs(errs-0.3*n) > half {
 		t.Errorf("%v errors of %v attempts in the fail, want 0.3·n = %.1f ± %.1f", errs, n, 0.3*n, half)
 	}
@@ -474,6 +476,7 @@ func TestRateChange(t *testing.T) {
 				after += float64(s.counts.offered)
 			}
 		}
+		t.Logf("rate %v → %v: %v and %v arrivals in the 5 s before and after", c.from, c.to, before, after)
 		for _, x := range []struct{ n, mu float64 }{{before, c.from * 5}, {after, c.to * 5}} {
 			if math.Abs(x.n-x.mu) > z*math.Sqrt(x.mu) {
 				t.Errorf("rate %v → %v: %v arrivals in 5 s, want %v ± %.0f", c.from, c.to, x.n, x.mu, z*math.Sqrt(x.mu))
@@ -525,6 +528,7 @@ func TestLawsInTheMean(t *testing.T) {
 			xs = append(xs, run(t, p, uint64(50+rep)).ok.Mean())
 		}
 		e := claims.MeanCI(xs, alpha)
+		t.Logf("%v: mean latency %.3f ± %.3f (want 40)", set, e.Mean, e.Half)
 		if math.Abs(e.Mean-40) > e.Half {
 			t.Errorf("%v: mean latency %.3f ± %.3f, want 40", set, e.Mean, e.Half)
 		}
