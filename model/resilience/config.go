@@ -285,6 +285,10 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 		return nil, bad("think", "required with users: the mean think time in ms")
 	case p[pThink].Valid && !p[pUsers].Valid:
 		return nil, bad("think", "only for a closed loop (users)")
+	case p[pUsers].Valid && p[pThink].F == 0 && p[pHop].F == 0:
+		// A request answered at once (a full queue's 503, a down server's refusal) would be sent again at the same
+		// instant, forever: the run would never advance time.
+		return nil, bad("think", "0 with hop = 0: a request answered at once (a full queue's 503, a down server's refusal) would be sent again at the same instant forever; give think > 0 or hop > 0")
 	case p[pWarmup].F >= p[pHorizon].F:
 		return nil, bad("warmup", "%v: need 0 ≤ warmup < horizon (%v)", p[pWarmup].F, p[pHorizon].F)
 	case p[pBin].F > 0 && p[pHorizon].F/p[pBin].F > MaxBins:

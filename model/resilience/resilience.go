@@ -232,7 +232,7 @@ var params = append([]model.Param{
 	pErrorLatency: {Name: "error_latency", Kind: model.Float, Unit: ms, Optional: true, Doc: "mean work of a 500 at speed 1, > 0 (null: mean: failing takes as long as succeeding)"},
 	pRate:         {Name: "rate", Kind: model.Float, Unit: "requests/s", Optional: true, Doc: "open loop: Poisson arrival rate of requests, > 0; exactly one of rate and users"},
 	pUsers:        {Name: "users", Kind: model.Int, Optional: true, Doc: "closed loop: users, each waiting for its request's final answer and then thinking, 1 ≤ users ≤ 10^8; exactly one of rate and users"},
-	pThink:        {Name: "think", Kind: model.Float, Unit: ms, Optional: true, Doc: "closed loop: mean exponential think time, ≥ 0; required with users"},
+	pThink:        {Name: "think", Kind: model.Float, Unit: ms, Optional: true, Doc: "closed loop: mean exponential think time, ≥ 0 (> 0 when hop = 0); required with users"},
 	pHop:          {Name: "hop", Kind: model.Float, Unit: ms, Default: model.FloatValue(5), Doc: "time of one network leg (client → balancer, balancer → server and back), ≥ 0 (default 5, as seed 004)"},
 	pHopLaw:       {Name: "hop_law", Kind: model.Enum, Choices: hopChoices, Default: model.IntValue(HopConstant), Doc: "law of a leg's time: constant (default) or exponential with mean hop"},
 	pTimeout:      {Name: "timeout", Kind: model.Float, Unit: ms, Optional: true, Doc: "per-attempt timeout at the balancer (it answers 504), > 0 (null: none)"},

@@ -1,0 +1,61 @@
+package resilience
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"lbsweep/model"
+)
+
+// Steady state allocates nothing per request: the allocations of a run over 4T beyond those of a run over T are
+// the growth of slices whose peak sizes rise with the run's length (peak concurrency grows like the logarithm of
+// the length at a stationary point). The growable slices are the event heap and its handle table (4: heap, handle
+// slots, their positions, free slots), the attempt pool, its free list and the request pool (3), each server's
+// running list and queue ring (2 per server), the two latency sketches' stores (2 each) and the outstanding-count
+// levels (3): with n servers, 14 + 2n slices. Go's append grows a slice by at least 1.25×, so a slice whose peak
+// size quadrupled would grow ⌈log_1.25 4⌉ = 7 more times: at most 7·(14 + 2n) extra allocations, against the 3·N
+// (N requests over T) that one allocation per request would add. With a time series, each bin adds its two
+// per-server snapshots (in_flight, queued) and the series and latency buffers grow as above (2 more slices).
+func TestNoAllocationPerRequest(t *testing.T) {
+	const h = 40000
+	for _, s := range []scenario{
+		{"open storm", []model.Record{srvClass(t, 3), srvClass(t, 1, "gc_every=2000", "gc_pause=300")},
+			[]model.Record{entry(t, 3000, "slow", "server=1", "factor=0.25"), entry(t, 4500, "restore", "server=1")}, "peak_ewma",
+			[]string{"rate=150", "timeout=60", "retries=3", "retry_budget=0.1", "queue=20", "discipline=lifo", "drop_expired=true", "tau=100"}},
+		{"closed loop", []model.Record{srvClass(t, 4)}, []model.Record{entry(t, 2000, "kill", "server=2"), entry(t, 2500, "restart", "server=2")},
+			"least_outstanding", []string{"users=20", "think=50", "timeout=80", "retries=2", "error_rate=0.05"}},
+	} {
+		for _, bin := range []float64{0, 250} {
+			allocs := func(h float64) (float64, outcome) {
+				c := configOf(s.build(t, h))
+				c.bin = bin
+				ps := c.policyServers()
+				pc := policyConfig(s.build(t, h))
+				var out outcome
+				a := testing.AllocsPerRun(1, func() {
+					var err error
+					if out, err = simulate(context.Background(), c, model.Seed{Run: 1}, pc.New(ps), pc.Traits(ps).Observe); err != nil {
+						t.Fatal(err)
+					}
+				})
+				return a, out
+			}
+			a1, o1 := allocs(h)
+			a4, o4 := allocs(4 * h)
+			n := float64(configOf(s.build(t, h)).n)
+			extra := a4 - a1
+			bound := 7 * (14 + 2*n)
+			if bin > 0 {
+				extra -= 2 * float64(len(o4.series)-len(o1.series))
+				bound += 7 * 2
+			}
+			perRequest := extra / float64(o4.offered-o1.offered)
+			t.Logf("%s, bin %v: %v allocations over %v ms (%d requests), %v over %v ms (%d): %.2g per extra request beyond the bins' (bound %v in all)",
+				s.name, bin, a1, h, o1.offered, a4, 4*h, o4.offered, perRequest, bound)
+			if extra > bound || o4.offered < 3*o1.offered || math.IsNaN(perRequest) {
+				t.Errorf("%s, bin %v: %v more allocations for %d more requests, bound %v", s.name, bin, extra, o4.offered-o1.offered, bound)
+			}
+		}
+	}
+}
