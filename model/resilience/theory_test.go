@@ -11,7 +11,6 @@ import (
 	"lbsweep/analytic"
 	"lbsweep/experiments/claims"
 	"lbsweep/model"
-	"lbsweep/model/policy"
 	"lbsweep/model/sim"
 	"lbsweep/results/schema"
 )
@@ -20,64 +19,21 @@ import (
 // (Bonferroni), so a correct model fails a test with probability below thAlpha.
 const thAlpha = 0.001
 
-// thPoint builds a resolved and checked point from spec-style settings: "servers=4x2" (4 servers of 2 workers),
-// "policy=random", and name=value for any other scalar parameter.
+// thPoint is point (helpers_test.go) over one class written "servers=COUNTxWORKERS", random dispatch, and settings.
 func thPoint(t testing.TB, set ...string) model.Point {
 	t.Helper()
-	p := make(model.Point, len(params))
-	for i, prm := range params {
-		if prm.Default.Valid {
-			p[i] = prm.Default
-		}
-	}
-	pol := "random"
+	var classes []model.Record
+	var rest []string
 	for _, kv := range set {
-		name, v, _ := strings.Cut(kv, "=")
-		switch name {
-		case "servers":
-			var count, workers int64
+		if v, ok := strings.CutPrefix(kv, "servers="); ok {
+			var count, workers int
 			fmt.Sscanf(v, "%dx%d", &count, &workers)
-			r := make(model.Record, len(params[pServers].Fields))
-			r[fCount], r[fWorkers] = model.IntValue(count), model.IntValue(workers)
-			p[pServers] = model.RecordsValue([]model.Record{r})
-			continue
-		case "policy":
-			pol = v
+			classes = append(classes, srvClass(t, count, fmt.Sprint("workers=", workers)))
 			continue
 		}
-		i := model.Index(params, name)
-		if i < 0 {
-			t.Fatalf("no parameter %s", name)
-		}
-		switch params[i].Kind {
-		case model.Int:
-			var x int64
-			fmt.Sscan(v, &x)
-			p[i] = model.IntValue(x)
-		case model.Float:
-			var x float64
-			fmt.Sscan(v, &x)
-			p[i] = model.FloatValue(x)
-		case model.Bool:
-			p[i] = model.BoolValue(v == "true")
-		case model.Enum:
-			p[i] = model.IntValue(int64(slices.Index(params[i].Choices, v)))
-		}
+		rest = append(rest, kv)
 	}
-	e, _ := policy.Lookup(pol)
-	p[pPolicy] = model.IntValue(int64(slices.Index(policy.Names(), pol)))
-	for i := pPolicy + 1; i < len(params); i++ {
-		if a, ok := e.Arg(params[i].Name); ok && !p[i].Valid {
-			p[i] = a.Default
-		}
-	}
-	if err := (Model{}).Resolve(p); err != nil {
-		t.Fatalf("invalid test point: %v", err)
-	}
-	if _, err := (Model{}).Check(p, model.CheckOptions{}); err != nil {
-		t.Fatalf("invalid test point: %v", err)
-	}
-	return p
+	return point(t, classes, nil, "random", rest...)
 }
 
 // thRows runs p for reps replications (seeds 1..reps) and returns the rows with theory filled, as a sweep does.
@@ -226,10 +182,7 @@ func TestRetryFixedPointStates(t *testing.T) {
 	}
 	thWithin(t, "attempt rate, healthy", thCol(rows, colAttemptRate), healthy, 0, thAlpha/2)
 
-	trigger := make(model.Record, len(params[pTimeline].Fields))
-	trigger[tAt], trigger[tAction], trigger[tFactor] = model.FloatValue(10000), model.IntValue(int64(Slow)), model.FloatValue(0.25)
-	restore := make(model.Record, len(params[pTimeline].Fields))
-	restore[tAt], restore[tAction] = model.FloatValue(11500), model.IntValue(int64(Restore))
+	trigger, restore := entry(t, 10000, "slow", "factor=0.25"), entry(t, 11500, "restore")
 	p[pTimeline] = model.RecordsValue([]model.Record{trigger, restore})
 	if _, err := (Model{}).Check(p, model.CheckOptions{}); err != nil {
 		t.Fatal(err)
