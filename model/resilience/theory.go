@@ -56,7 +56,8 @@ func lawOf(c config, tr policy.Traits) (queueLaw, bool) {
 // Theory implements model.Theorist: the closed forms that apply to point p, for the state before any timeline
 // change (the faults of a timeline are the trigger; the theory says where the fleet can rest without them).
 //   - Random dispatch over alike exponential servers: each server is M/M/c (M/M/c/K with a bounded FIFO queue;
-//     LIFO: the blocking only, whose chain is the same), so with no timeout, no retries and no errors the success
+//     LIFO: the blocking only, whose chain is the same), so with no timeout, no errors and no retries (or retries
+//     that cannot fire: an unbounded queue rejects nothing) the success
 //     latency is 4·hop plus the sojourn (mean and p99); with a bounded queue, theory_blocking is π_K.
 //   - With a timeout, theory_p_timeout is P(S > timeout − 2·hop) at the offered load; with retries too, the retry
 //     fixed point's healthy and metastable attempt rates (analytic.MMcRetryFixedPoints, MMcKRetryFixedPoints; what
@@ -107,7 +108,8 @@ func theoryLaw(c config, q queueLaw, cells map[schema.Column]schema.Cell) []stri
 		sources = append(sources, SourceMMc)
 	}
 	timeout := !math.IsInf(c.timeout, 1)
-	if !timeout && c.retries == 0 && stable && (q.k == 0 || c.discipline == FIFO) {
+	// Without a timeout and errors only a full queue's 503 is retried: with an unbounded queue retries never fire.
+	if !timeout && (c.retries == 0 || q.k == 0) && stable && (q.k == 0 || c.discipline == FIFO) {
 		if q.k > 0 {
 			set(colTheoryMean, 4*c.hop+analytic.MMcKMeanSojourn(q.lam, q.mu, q.c, q.k))
 			set(colTheoryP99, 4*c.hop+analytic.MMcKSojournQuantile(q.lam, q.mu, q.c, q.k, 0.99))
