@@ -153,10 +153,16 @@ func (s Servers) checkWeights() error {
 	if len(s.Weight) != s.N {
 		return issue("weights", "%d weights for %d servers", len(s.Weight), s.N)
 	}
+	sum := 0.0
 	for k, w := range s.Weight {
 		if !(w > 0 && finite(w)) {
 			return issue("weights", "server %d: weight %v, need a finite weight > 0", k, w)
 		}
+		sum += w
+	}
+	// smooth WRR adds them up at every pick (nginx's total): an infinite sum would make every current weight −Inf.
+	if !finite(sum) {
+		return issue("weights", "the weights sum to %v: need a finite sum", sum)
 	}
 	return nil
 }

@@ -59,13 +59,21 @@ type config struct {
 	bin          float64 // 0: no series
 }
 
-// requestsEstimate is the expected number of requests of the run (closed loop: each user's cycle of think time plus
-// at least the four hops and a mean service).
+// requestsEstimate is the expected number of requests of the run (open loop: over the timeline's rate changes;
+// closed loop: each user's cycle of think time plus the four hops and a mean service).
 func (c config) requestsEstimate() float64 {
 	if c.users > 0 {
 		return float64(c.users) * c.horizon / (c.think + 4*c.hop + c.mean)
 	}
-	return c.rate * c.horizon
+	// Open loop: the rate in effect on each segment between the timeline's rate changes.
+	n, rate, from := 0.0, c.rate, 0.0
+	for _, ch := range c.timeline {
+		if ch.action == Rate {
+			n += rate * (ch.at - from)
+			rate, from = ch.rate, ch.at
+		}
+	}
+	return n + rate*(c.horizon-from)
 }
 
 // configOf resolves point p (defaults applied; see Resolve and Check).
@@ -267,8 +275,13 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 		return nil, bad("workers", "%d: need 1 ≤ workers ≤ %d", p[pWorkers].I, MaxWorkers)
 	case p[pQueue].Valid && p[pQueue].I < 0:
 		return nil, bad("queue", "%d: need a queue of ≥ 0 attempts (leave it out for an unbounded queue)", p[pQueue].I)
-	case p[pCV].Valid && !(p[pCV].F >= 0 && finite(p[pCV].F)):
-		return nil, bad("cv", "%v: need a finite cv ≥ 0", p[pCV].F)
+	case p[pCV].Valid && !(p[pCV].F >= 0 && p[pCV].F <= MaxCV):
+		// Beyond, σ² = ln(1 + cv²) makes e^(σZ) overflow to +Inf and the work NaN.
+		return nil, bad("cv", "%v: need 0 ≤ cv ≤ %v", p[pCV].F, float64(MaxCV))
+	case p[pQueue].Valid && p[pQueue].I > MaxQueue:
+		return nil, bad("queue", "%d: need a queue of at most %.0g attempts (leave it out for an unbounded queue)", p[pQueue].I, float64(MaxQueue))
+	case p[pRate].Valid && p[pRate].F < MinRate:
+		return nil, bad("rate", "%v: need a rate ≥ %v requests/s", p[pRate].F, MinRate)
 	case p[pCV].Valid && p[pService].I != Lognormal:
 		return nil, bad("cv", "%v given for %s service, whose cv is fixed: use service = \"lognormal\"", p[pCV].F, serviceChoices[p[pService].I])
 	case !(p[pErrorRate].F >= 0 && p[pErrorRate].F <= 1):
@@ -279,8 +292,8 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 		return nil, bad("retry_budget", "%v: need 0 < retry_budget ≤ 10 tokens per request", p[pRetryBudget].F)
 	case p[pRate].Valid == p[pUsers].Valid:
 		return nil, bad("rate", "give exactly one of rate (open loop, requests/s) and users (closed loop)")
-	case p[pUsers].Valid && (p[pUsers].I < 1 || p[pUsers].I > MaxRequests):
-		return nil, bad("users", "%d: need 1 ≤ users ≤ %.0g", p[pUsers].I, float64(MaxRequests))
+	case p[pUsers].Valid && (p[pUsers].I < 1 || p[pUsers].I > MaxUsers):
+		return nil, bad("users", "%d: need 1 ≤ users ≤ %.0g", p[pUsers].I, float64(MaxUsers))
 	case p[pUsers].Valid && !p[pThink].Valid:
 		return nil, bad("think", "required with users: the mean think time in ms")
 	case p[pThink].Valid && !p[pUsers].Valid:
@@ -289,10 +302,16 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 		// A request answered at once (a full queue's 503, a down server's refusal) would be sent again at the same
 		// instant, forever: the run would never advance time.
 		return nil, bad("think", "0 with hop = 0: a request answered at once (a full queue's 503, a down server's refusal) would be sent again at the same instant forever; give think > 0 or hop > 0")
+	case p[pUsers].Valid && float64(p[pUsers].I)*p[pHorizon].F/(p[pThink].F+4*p[pHop].F) > MaxCycles:
+		// The shortest cycle of a user is think + 4 hops (a 503 or a refusal takes no service): bound the requests
+		// that could make, so that a near-zero cycle is refused, not run for hours.
+		return nil, bad("think", "%v: users·horizon/(think + 4·hop) = %.3g requests could be made (a 503 or a refused connection takes no service), more than %.0g: give a longer think or hop", p[pThink].F, float64(p[pUsers].I)*p[pHorizon].F/(p[pThink].F+4*p[pHop].F), float64(MaxCycles))
 	case p[pWarmup].F >= p[pHorizon].F:
 		return nil, bad("warmup", "%v: need 0 ≤ warmup < horizon (%v)", p[pWarmup].F, p[pHorizon].F)
 	case p[pBin].F > 0 && p[pHorizon].F/p[pBin].F > MaxBins:
 		return nil, bad("bin", "%v: need 0 (no series) or a bin ≥ horizon/%d", p[pBin].F, MaxBins)
+	case p[pBin].F > 0 && p[pHorizon].F/p[pBin].F*float64(p[pN].I) > MaxSeriesCells:
+		return nil, bad("bin", "%v: (horizon/bin)·n = %.3g per-server series cells (in_flight, queued), more than %.0g: give a wider bin, or 0 for no series", p[pBin].F, p[pHorizon].F/p[pBin].F*float64(p[pN].I), float64(MaxSeriesCells))
 	case p[pRate].Valid && p[pRate].F/1000*p[pHorizon].F > MaxRequests:
 		return nil, bad("horizon", "%v: rate·horizon = %.3g requests, more than %.0g", p[pHorizon].F, p[pRate].F/1000*p[pHorizon].F, float64(MaxRequests))
 	}
@@ -405,8 +424,8 @@ func checkTimeline(p model.Point, cfg config) error {
 			return el("factor %v, need an error rate 0 < factor ≤ 1", r[tFactor].F)
 		case a == Pause && !(r[tDuration].Valid && r[tDuration].F > 0 && finite(r[tDuration].F)):
 			return el("pause needs a finite duration > 0 (ms)")
-		case a == Rate && !(r[tRate].Valid && r[tRate].F > 0 && finite(r[tRate].F)):
-			return el("rate needs a finite rate > 0 (requests/s)")
+		case a == Rate && !(r[tRate].Valid && r[tRate].F >= MinRate && finite(r[tRate].F)):
+			return el("rate needs a finite rate ≥ %v (requests/s)", MinRate)
 		case a == Rate && cfg.rate == 0:
 			return el("a rate change needs an open loop (rate), not users")
 		}
@@ -425,6 +444,9 @@ func checkTimeline(p model.Point, cfg config) error {
 		}
 		return 0
 	})
+	if n := cfg.requestsEstimate(); n > MaxRequests {
+		return model.Issue{Param: "timeline", Message: fmt.Sprintf("its rate changes make %.3g expected requests, more than %.0g", n, float64(MaxRequests))}
+	}
 	dead := make([]bool, cfg.n)
 	slowed := make([]bool, cfg.n)
 	failing := make([]bool, cfg.n)

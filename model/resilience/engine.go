@@ -45,8 +45,11 @@ type event struct {
 }
 
 // attempt is one attempt of a request: a pooled record, freed when no event, queue or worker refers to it (refs).
+// measured is its request's (arrived in the window), kept here because a timed-out attempt may still be queued or in
+// service after its request has ended and the request's record has been reused.
 type attempt struct {
 	req        int32
+	measured   bool
 	server     int32
 	num        int32   // 0: the first attempt; i: the i-th retry
 	x          float64 // unit-mean work draw
@@ -190,7 +193,8 @@ type engine struct {
 	lastT    float64 // time of the last area update
 	out      outcome
 	cur      bin
-	binEnd   float64
+	binEnd   float64 // end of the current bin, (bins + 1)·bin: a product, not a running sum, so it does not drift
+	bins     int64   // bins closed
 }
 
 // simulate runs point c with streams s and policy pol (which observes responses when observe is AtCompletion).
@@ -271,7 +275,7 @@ func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy,
 		}
 		e.handle(x)
 	}
-	for c.bin > 0 && e.binEnd <= c.horizon {
+	for c.bin > 0 && e.binEnd <= c.horizon+1e-9*c.bin { // the last whole bin, whatever the rounding of (bins+1)·bin
 		e.closeBin()
 	}
 	e.advance(c.horizon)
@@ -405,7 +409,7 @@ func (e *engine) sendWith(r int32, rnd *sim.Rand) {
 		e.att = append(e.att, attempt{})
 	}
 	rq := &e.reqs[r]
-	e.att[a] = attempt{req: r, num: rq.attempts, x: x, u: u, deadline: math.Inf(1)}
+	e.att[a] = attempt{req: r, measured: rq.measured, num: rq.attempts, x: x, u: u, deadline: math.Inf(1)}
 	rq.attempts++
 	if rq.measured {
 		e.out.attempts++
@@ -451,7 +455,7 @@ func (e *engine) admit(a int32) {
 		return
 	}
 	if e.c.dropExpired && e.now >= at.deadline {
-		if e.reqs[at.req].measured {
+		if at.measured {
 			e.out.dropped++
 		}
 		return
@@ -505,7 +509,7 @@ func (e *engine) startNext(k int) {
 			a = s.queue.popFront()
 		}
 		if e.c.dropExpired && e.now >= e.att[a].deadline {
-			if e.reqs[e.att[a].req].measured {
+			if e.att[a].measured {
 				e.out.dropped++
 			}
 			e.release(a)
@@ -527,7 +531,7 @@ func (e *engine) unrun(s *srv, a int32) {
 	s.running[at.slot] = last
 	e.att[last].slot = at.slot
 	s.running = s.running[:len(s.running)-1]
-	if e.reqs[at.req].measured {
+	if at.measured {
 		e.out.busy += at.busy
 		if at.timedOut {
 			e.out.wasted += at.busy
@@ -588,7 +592,7 @@ func (e *engine) timeout(a int32) {
 
 // countOutcome counts attempt a's outcome at the balancer.
 func (e *engine) countOutcome(at *attempt) {
-	measured := e.reqs[at.req].measured
+	measured := at.measured
 	var c, b *int64
 	switch at.outcome {
 	case policy.Timeout:
@@ -790,7 +794,7 @@ func (e *engine) kill(k int) {
 
 // closeBin closes the current time-series bin at binEnd.
 func (e *engine) closeBin() {
-	smp := sample{t: e.binEnd - e.c.bin, counts: e.cur, inSystem: int64(e.live),
+	smp := sample{t: float64(e.bins) * e.c.bin, counts: e.cur, inSystem: int64(e.live),
 		inFlight: make([]float64, len(e.servers)), queue: make([]float64, len(e.servers))}
 	smp.counts.latencies = nil
 	lat := e.cur.latencies
@@ -808,7 +812,8 @@ func (e *engine) closeBin() {
 	}
 	e.out.series = append(e.out.series, smp)
 	e.cur = bin{latencies: lat[:0]}
-	e.binEnd += e.c.bin
+	e.bins++
+	e.binEnd = float64(e.bins+1) * e.c.bin
 }
 
 // finishBooks counts the pending requests and checks the run's books.

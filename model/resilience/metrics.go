@@ -32,7 +32,7 @@ var (
 	colP99AllLatency  = schema.Column{Name: "p99_all_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile latency of every final answer, failures included; null when none"}
 	colWastedWork     = schema.Column{Name: "wasted_work", Type: schema.Float64, Unit: ms, Doc: "worker time spent on the measured requests' attempts whose balancer had timed them out before their service ended (nobody waited for the answer)"}
 	colWastedFraction = schema.Column{Name: "wasted_fraction", Type: schema.Float64, Doc: "wasted_work / the worker time spent on the measured requests' attempts; null when none"}
-	colShares         = schema.Column{Name: "shares", Type: schema.Float64List, Doc: "element k: the fraction of the measured attempts the balancer sent to server k"}
+	colShares         = schema.Column{Name: "shares", Type: schema.Float64List, Doc: "element k: the fraction of the measured attempts the balancer sent to server k; null when there were none"}
 	colMeanInSystem   = schema.Column{Name: "mean_in_system", Type: schema.Float64, Unit: "requests", Doc: "L: the time-average number of requests in the system (arrived, no final answer) over [warmup, horizon)"}
 	colMeanTimeInSys  = schema.Column{Name: "mean_time_in_system", Type: schema.Float64, Unit: ms, Doc: "W: the measured requests' mean time in the system, counted up to the horizon for the pending ones, so that L ≈ (offered / window)·W (Little's law; exact but for the requests carried over from before warmup)"}
 	colPeakQueue      = schema.Column{Name: "peak_queue", Type: schema.Int64, Unit: "attempts", Doc: "the longest queue (waiting, not in service) at any server in [warmup, horizon)"}
@@ -116,7 +116,9 @@ func (o *outcome) set(row *schema.Builder, window float64) {
 			shares[k] = float64(c) / float64(total)
 		}
 	}
-	row.Set(colShares, schema.List(shares))
+	if total > 0 { // null when no attempt was measured
+		row.Set(colShares, schema.List(shares))
+	}
 	row.Set(colMeanInSystem, schema.Float(o.area/window))
 	if o.offered > 0 {
 		row.Set(colMeanTimeInSys, schema.Float(o.clipped/float64(o.offered)))

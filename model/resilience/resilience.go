@@ -163,7 +163,7 @@ type Action uint8
 const (
 	Kill    Action = iota // the server stops: its work is lost (answered 500 at once) and it refuses new attempts
 	Restart               // a killed server comes back, empty
-	Slow                  // the server's speed is multiplied by factor (0 < factor; 0.25 = a quarter speed)
+	Slow                  // the server's speed becomes its class's times factor (0 < factor; 0.25 = a quarter speed; not compounded)
 	Restore               // the server's speed returns to its class's
 	Pause                 // a stop-the-world pause of duration ms
 	Fail                  // the server answers a fraction factor (default 1) of attempts with fast 500s
@@ -196,6 +196,24 @@ const (
 	MaxBins = 1_000_000
 	// BackoffCap is the cap on a retry's backoff, in ms (seed 004: 10 s).
 	BackoffCap = 10_000.0
+	// MaxUsers bounds a closed loop's users (each holds a pending event from the start).
+	MaxUsers = 1_000_000
+	// MaxCycles bounds users·horizon/(think + 4·hop), the requests a closed loop could make if every one were
+	// answered with no service (a 503, a refused connection).
+	MaxCycles = 1e10
+	// MaxQueue bounds a bounded queue (workers + queue must not overflow; M/M/c/K theory is computed up to
+	// K = MaxTheoryK only).
+	MaxQueue = 1_000_000_000
+	// MaxTheoryK is the largest system capacity K = workers + queue for which the M/M/c/K theory columns are
+	// computed (its stationary law is a vector of K + 1 values).
+	MaxTheoryK = 1_000_000
+	// MaxCV bounds the lognormal service's coefficient of variation (σ = √ln(1 + cv²) ≈ 3.03 at 100).
+	MaxCV = 100
+	// MinRate bounds an open-loop rate from below, in requests/s (one per 11.6 days; smaller underflows the
+	// per-ms rate used in rescaling).
+	MinRate = 1e-6
+	// MaxSeriesCells bounds (horizon/bin)·n, the per-server time-series values of one run.
+	MaxSeriesCells = 1e8
 )
 
 const ms = "ms"
@@ -222,16 +240,16 @@ var params = append([]model.Param{
 			fActive:    {Name: "active", Kind: model.Bool, Optional: true, Doc: "false: the class's servers stay out of the fleet until a timeline add (default true)"},
 		}},
 	pWorkers:      {Name: "workers", Kind: model.Int, Default: model.IntValue(1), Doc: "attempts each server serves at once, for the classes that set none, 1 ≤ workers ≤ 10^5 (default 1)"},
-	pQueue:        {Name: "queue", Kind: model.Int, Optional: true, Doc: "attempts a server holds waiting behind its workers, ≥ 0 (null: unbounded); a full queue sheds by the discipline"},
+	pQueue:        {Name: "queue", Kind: model.Int, Optional: true, Doc: "attempts a server holds waiting behind its workers, 0 ≤ queue ≤ 10^9 (null: unbounded); a full queue sheds by the discipline"},
 	pDiscipline:   {Name: "discipline", Kind: model.Enum, Choices: disciplineChoices, Default: model.IntValue(FIFO), Doc: "queue discipline: fifo (a full queue answers 503 at once) or lifo (newest served first; a full queue drops its oldest with a 503)"},
 	pDropExpired:  {Name: "drop_expired", Kind: model.Bool, Default: model.BoolValue(false), Doc: "a server skips a queued attempt whose balancer timeout has passed (deadline propagation), instead of serving it"},
 	pService:      {Name: "service", Kind: model.Enum, Choices: serviceChoices, Default: model.IntValue(Exponential), Doc: "service-work law: constant, exponential (default) or lognormal with coefficient of variation cv"},
 	pMean:         {Name: "mean", Kind: model.Float, Unit: ms, Default: model.FloatValue(20), Doc: "mean service work at speed 1, > 0 (default 20)"},
-	pCV:           {Name: "cv", Kind: model.Float, Optional: true, Doc: "lognormal service: coefficient of variation, ≥ 0 (null: 1); only with service = lognormal"},
+	pCV:           {Name: "cv", Kind: model.Float, Optional: true, Doc: "lognormal service: coefficient of variation, 0 ≤ cv ≤ 100 (null: 1); only with service = lognormal"},
 	pErrorRate:    {Name: "error_rate", Kind: model.Float, Default: model.FloatValue(0), Doc: "fraction of attempts answered with a 500 for the classes that set none, 0 ≤ error_rate ≤ 1 (default 0)"},
 	pErrorLatency: {Name: "error_latency", Kind: model.Float, Unit: ms, Optional: true, Doc: "mean work of a 500 at speed 1, > 0 (null: mean: failing takes as long as succeeding)"},
-	pRate:         {Name: "rate", Kind: model.Float, Unit: "requests/s", Optional: true, Doc: "open loop: Poisson arrival rate of requests, > 0; exactly one of rate and users"},
-	pUsers:        {Name: "users", Kind: model.Int, Optional: true, Doc: "closed loop: users, each waiting for its request's final answer and then thinking, 1 ≤ users ≤ 10^8; exactly one of rate and users"},
+	pRate:         {Name: "rate", Kind: model.Float, Unit: "requests/s", Optional: true, Doc: "open loop: Poisson arrival rate of requests, ≥ 10^-6; rate·horizon ≤ 10^8 (over the timeline's rate changes too); exactly one of rate and users"},
+	pUsers:        {Name: "users", Kind: model.Int, Optional: true, Doc: "closed loop: users, each waiting for its request's final answer and then thinking, 1 ≤ users ≤ 10^6; exactly one of rate and users"},
 	pThink:        {Name: "think", Kind: model.Float, Unit: ms, Optional: true, Doc: "closed loop: mean exponential think time, ≥ 0 (> 0 when hop = 0); required with users"},
 	pHop:          {Name: "hop", Kind: model.Float, Unit: ms, Default: model.FloatValue(5), Doc: "time of one network leg (client → balancer, balancer → server and back), ≥ 0 (default 5, as seed 004)"},
 	pHopLaw:       {Name: "hop_law", Kind: model.Enum, Choices: hopChoices, Default: model.IntValue(HopConstant), Doc: "law of a leg's time: constant (default) or exponential with mean hop"},
@@ -247,11 +265,11 @@ var params = append([]model.Param{
 			tServer:   {Name: "server", Kind: model.Int, Optional: true, Doc: "the server, 0 ≤ server < n (null: every server; add: the first inactive one)"},
 			tFactor:   {Name: "factor", Kind: model.Float, Optional: true, Doc: "slow: speed multiplier, > 0; fail: error rate, 0 < factor ≤ 1 (default 1)"},
 			tDuration: {Name: "duration", Kind: model.Float, Optional: true, Unit: ms, Doc: "pause: its length, > 0"},
-			tRate:     {Name: "rate", Kind: model.Float, Optional: true, Unit: "requests/s", Doc: "rate: the new open-loop arrival rate, > 0"},
+			tRate:     {Name: "rate", Kind: model.Float, Optional: true, Unit: "requests/s", Doc: "rate: the new open-loop arrival rate, ≥ 10^-6"},
 		}},
 	pHorizon: {Name: "horizon", Kind: model.Float, Unit: ms, Doc: "end of the run, > 0; rate·horizon ≤ 10^8"},
 	pWarmup:  {Name: "warmup", Kind: model.Float, Unit: ms, Default: model.FloatValue(0), Doc: "start of the measurement window, 0 ≤ warmup < horizon (default 0)"},
-	pBin:     {Name: "bin", Kind: model.Float, Unit: ms, Default: model.FloatValue(250), Twin: true, Doc: "time-series bin width, ≥ horizon/10^6; 0: no time series (default 250, as seed 004's charts). Observation only: not part of the run seed"},
+	pBin:     {Name: "bin", Kind: model.Float, Unit: ms, Default: model.FloatValue(250), Twin: true, Doc: "time-series bin width, ≥ horizon/10^6 and ≥ horizon·n/10^8; 0: no time series (default 250, as seed 004's charts). Observation only: not part of the run seed"},
 	pPolicy:  {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "the balancer's dispatch policy (sweep -list); it sees its own outstanding counts; times in ms"},
 }, policy.Params...)
 
@@ -271,7 +289,8 @@ func (Model) Metrics() []schema.Column { return metrics.Columns() }
 
 // Cost implements model.Model: about six events per attempt, attempts per request taken as √(1+retries) (a healthy
 // run makes one attempt per request, a storm up to 1 + retries: the geometric mean is within a factor √(1+retries)
-// of both), and the GC pauses' events.
+// of both, so within 2× for up to 3 retries), a pick's server reads (policy.Traits.Reads) at an eighth of an event
+// each, and the GC pauses' events.
 func (Model) Cost(p model.Point) float64 {
 	cfg := configOf(p)
 	requests := cfg.requestsEstimate()
@@ -281,7 +300,10 @@ func (Model) Cost(p model.Point) float64 {
 			gc += float64(c.count) * 2 * cfg.horizon / c.gcEvery
 		}
 	}
-	return 6*requests*math.Sqrt(1+float64(cfg.retries)) + gc + float64(len(cfg.timeline))
+	attempts := requests * math.Sqrt(1+float64(cfg.retries))
+	ps := cfg.policyServers()
+	reads := float64(policyConfig(p).Traits(ps).Reads) // a pick's server reads: a full scan costs n
+	return attempts*(6+reads/8) + gc + float64(len(cfg.timeline))
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

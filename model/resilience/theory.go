@@ -49,6 +49,9 @@ func lawOf(c config, tr policy.Traits) (queueLaw, bool) {
 	q := queueLaw{lam: c.rate / float64(c.n), mu: first.speed / c.mean, c: first.workers}
 	if c.queue >= 0 {
 		q.k = first.workers + c.queue
+		if q.k > MaxTheoryK {
+			return queueLaw{}, false // its stationary law would be K + 1 values
+		}
 	}
 	return q, true
 }

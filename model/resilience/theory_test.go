@@ -193,3 +193,38 @@ func TestRetryFixedPointStates(t *testing.T) {
 		t.Errorf("attempt rate %.5g ± %.2g after the trigger: not beyond the unstable root %.5g", storm.Mean, storm.Half, threshold)
 	}
 }
+
+// An attempt keeps its request's measured flag: a timed-out attempt from before the window, still queued or in
+// service after its request has ended (and the request's record has been reused by a measured one), must not be
+// counted as measured. With a window (15 ms) shorter than the timeout (20 ms) no measured attempt can time out, so
+// none can be dropped as expired or waste work (a 10× overloaded server: before the fix, replications counted up to
+// 6 drops and 14.6 ms of waste).
+func TestWarmupLeftoversNotMeasured(t *testing.T) {
+	for _, drop := range []string{"true", "false"} {
+		p := point(t, []model.Record{srvClass(t, 1)}, nil, "random", "queue=1000", "drop_expired="+drop, "rate=1000",
+			"mean=10", "hop=0.001", "timeout=20", "horizon=1015", "warmup=1000", "bin=0")
+		for i, row := range thRows(t, p, 8) {
+			if to, dr, w := thCell(row, colTimeouts).I, thCell(row, colDropped).I, thCell(row, colWastedWork).F; to != 0 || dr != 0 || w != 0 {
+				t.Errorf("drop_expired = %s, replication %d: timeouts %d, dropped %d, wasted %v ms: want all 0", drop, i, to, dr, w)
+			}
+		}
+	}
+}
+
+// The series has exactly horizon/bin bins, at times i·bin (a product, not a running sum that drifts and loses the
+// last bin).
+func TestSeriesBinsExact(t *testing.T) {
+	p := point(t, []model.Record{srvClass(t, 1)}, nil, "random", "rate=10", "horizon=1000", "bin=0.1")
+	_, rows, err := Model{}.RunSeries(context.Background(), p, model.Seed{Run: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 10000 {
+		t.Fatalf("%d bins, want 10000", len(rows))
+	}
+	for i, r := range rows {
+		if got := r[0].F; got != float64(i)*0.1 {
+			t.Fatalf("bin %d at %v, want %v", i, got, float64(i)*0.1)
+		}
+	}
+}
