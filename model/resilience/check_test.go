@@ -126,6 +126,7 @@ func TestCheckErrors(t *testing.T) {
 		{timeline(entry(t, 10, "pause", "server=0")), "timeline", "pause needs a finite duration > 0"},
 		{timeline(entry(t, 10, "pause", "server=0", "duration=-3")), "timeline", "pause needs a finite duration > 0"},
 		{timeline(entry(t, 10, "rate")), "timeline", "rate needs a finite rate ≥ 1e-06"},
+		{timeline(entry(t, 10, "kill", "server=3")), "timeline", "server 3 is not in the fleet yet"},
 		{timeline(entry(t, 10, "rate", "rate=5e-324")), "timeline", "rate needs a finite rate ≥ 1e-06"},
 		{timeline(entry(t, 1, "rate", "rate=1e12")), "timeline", "its rate changes make 9.99e+11 expected requests"},
 		{timeline(entry(t, 10, "rate", "rate=50", "server=1")), "timeline", "a rate change applies to the clients, not a server"},

@@ -465,9 +465,14 @@ func checkTimeline(p model.Point, cfg config) error {
 		targets := []int{}
 		if r[tServer].Valid {
 			targets = append(targets, int(r[tServer].I))
+			if a != Add && !active[targets[0]] {
+				return el("server %d is not in the fleet yet (active = false until a timeline add)", targets[0])
+			}
 		} else if a != Add && a != Rate {
-			for k := range cfg.n {
-				targets = append(targets, k)
+			for k := range cfg.n { // every server in the fleet at that time
+				if active[k] {
+					targets = append(targets, k)
+				}
 			}
 		}
 		if a == Add {

@@ -733,8 +733,8 @@ func (e *engine) apply(ch change) {
 		return
 	}
 	for k := range e.servers {
-		if ch.server >= 0 && k != ch.server {
-			continue
+		if ch.server >= 0 && k != ch.server || ch.server < 0 && !e.servers[k].active {
+			continue // an entry naming no server applies to the servers in the fleet at the time
 		}
 		s := &e.servers[k]
 		switch ch.action {

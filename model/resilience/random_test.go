@@ -151,7 +151,13 @@ func TestRandomScenarios(t *testing.T) {
 func causal(t *testing.T, name string, r *rand.Rand, p model.Point, h float64) {
 	t.Helper()
 	at := float64(1 + r.IntN(int(h)-1))
-	kv := []string{fmt.Sprint("server=", r.IntN(configOf(p).n))}
+	var in []int // the servers in the fleet from the start (a timeline entry may name only those, or added ones)
+	for k, ci := range configOf(p).serverClasses() {
+		if configOf(p).classes[ci].active {
+			in = append(in, k)
+		}
+	}
+	kv := []string{fmt.Sprint("server=", in[r.IntN(len(in))])}
 	if r.IntN(2) == 0 {
 		kv = nil
 	}

@@ -262,7 +262,7 @@ var params = append([]model.Param{
 		Fields: []model.Param{
 			tAt:       {Name: "at", Kind: model.Float, Unit: ms, Doc: "when, 0 ≤ at < horizon"},
 			tAction:   {Name: "action", Kind: model.Enum, Choices: actionNames, Doc: "kill, restart, slow (factor), restore, pause (duration), fail (factor: error rate, default 1), recover, add, rate (rate)"},
-			tServer:   {Name: "server", Kind: model.Int, Optional: true, Doc: "the server, 0 ≤ server < n (null: every server; add: the first inactive one)"},
+			tServer:   {Name: "server", Kind: model.Int, Optional: true, Doc: "the server, 0 ≤ server < n, in the fleet at the time (null: every server in the fleet; add: the first inactive one)"},
 			tFactor:   {Name: "factor", Kind: model.Float, Optional: true, Doc: "slow: speed multiplier, > 0; fail: error rate, 0 < factor ≤ 1 (default 1)"},
 			tDuration: {Name: "duration", Kind: model.Float, Optional: true, Unit: ms, Doc: "pause: its length, > 0"},
 			tRate:     {Name: "rate", Kind: model.Float, Optional: true, Unit: "requests/s", Doc: "rate: the new open-loop arrival rate, ≥ 10^-6"},
