@@ -65,7 +65,6 @@ type attempt struct {
 	refs       int32
 	outcome    policy.Outcome // what the balancer answers the client
 	timedOut   bool           // the balancer's timeout fired
-	answered   bool           // the balancer has answered the client (timeout or the server's answer)
 	failing    bool           // in service as a 500
 }
 
@@ -571,7 +570,6 @@ func (e *engine) answer(a int32) {
 		e.obs.Observe(k, e.now-at.dispatched, e.now, at.outcome)
 	}
 	e.countOutcome(at)
-	at.answered = true
 	e.push(e.now+e.hop(), evAtClient, a)
 }
 
@@ -586,7 +584,6 @@ func (e *engine) timeout(a int32) {
 		e.obs.Observe(k, e.c.timeout, e.now, policy.Timeout)
 	}
 	e.countOutcome(at)
-	at.answered = true
 	e.push(e.now+e.hop(), evAtClient, a)
 }
 
