@@ -88,6 +88,9 @@ type srv struct {
 	active    bool
 	running   []int32 // attempts in service
 	queue     ring    // attempts waiting
+	// The time series' integrals over the current bin of the attempts held (in service and queued) and queued, up to
+	// areaT (see touch).
+	heldArea, queuedArea, areaT float64
 }
 
 // rate is the server's current speed of work (0 while paused).
@@ -142,9 +145,9 @@ type sample struct {
 	t        float64
 	counts   bin
 	p        [3]float64 // p50, p95, p99 of the successes (NaN: none)
-	inFlight []float64
+	inFlight []float64  // time averages over the bin, per server
 	queue    []float64
-	inSystem int64
+	inSystem float64
 }
 
 // outcome is what a run measured.
@@ -192,6 +195,8 @@ type engine struct {
 	lastT    float64 // time of the last area update
 	out      outcome
 	cur      bin
+	liveArea float64 // ∫ live dt over the current bin up to liveT (the series' in_system)
+	liveT    float64
 	binEnd   float64 // end of the current bin, (bins + 1)·bin: a product, not a running sum, so it does not drift
 	bins     int64   // bins closed
 }
@@ -284,6 +289,10 @@ func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy,
 
 // advance integrates the number of requests in the system up to t over the window.
 func (e *engine) advance(t float64) {
+	if e.c.bin > 0 {
+		e.liveArea += float64(e.live) * (t - e.liveT)
+		e.liveT = t
+	}
 	e.now = t
 	if t > e.lastT {
 		e.out.area += float64(e.live) * (t - e.lastT)
@@ -448,6 +457,7 @@ func (e *engine) dispatchAttempt(a int32) {
 func (e *engine) admit(a int32) {
 	at := &e.att[a]
 	s := &e.servers[at.server]
+	e.touch(s, e.now)
 	if !s.alive {
 		at.outcome = policy.Error // connection refused
 		e.push(e.now+e.hop(), evAnswer, a)
@@ -500,6 +510,7 @@ func (e *engine) start(s *srv, a int32) {
 // attempts when drop_expired.
 func (e *engine) startNext(k int) {
 	s := &e.servers[k]
+	e.touch(s, e.now)
 	for s.alive && s.rate() > 0 && len(s.running) < s.workers && s.queue.len() > 0 {
 		var a int32
 		if e.c.discipline == LIFO {
@@ -550,6 +561,7 @@ func (e *engine) complete(a int32) {
 		}
 		e.push(e.now+e.hop(), evAnswer, a)
 	}
+	e.touch(&e.servers[k], e.now)
 	e.unrun(&e.servers[k], a)
 	e.startNext(k)
 }
@@ -762,6 +774,7 @@ func (e *engine) apply(ch change) {
 // kill stops server k: the attempts in service and queued are answered 500 at once (the connection is reset).
 func (e *engine) kill(k int) {
 	s := &e.servers[k]
+	e.touch(s, e.now)
 	s.alive = false
 	for len(s.running) > 0 {
 		a := s.running[len(s.running)-1]
@@ -789,10 +802,27 @@ func (e *engine) kill(k int) {
 	}
 }
 
-// closeBin closes the current time-series bin at binEnd.
+// touch integrates server s's attempts held and queued up to t ≥ its last touch, for the series' time averages; it
+// is called before either count changes (admit, startNext, complete, kill) and when a bin closes. Nothing with no
+// series.
+func (e *engine) touch(s *srv, t float64) {
+	if e.c.bin == 0 {
+		return
+	}
+	dt := t - s.areaT
+	s.heldArea += float64(len(s.running)+s.queue.len()) * dt
+	s.queuedArea += float64(s.queue.len()) * dt
+	s.areaT = t
+}
+
+// closeBin closes the current time-series bin at binEnd: its counts, its successes' percentiles, and the time averages
+// of the requests in the system and of each server's attempts over the bin.
 func (e *engine) closeBin() {
-	smp := sample{t: float64(e.bins) * e.c.bin, counts: e.cur, inSystem: int64(e.live),
+	e.liveArea += float64(e.live) * (e.binEnd - e.liveT)
+	e.liveT = e.binEnd
+	smp := sample{t: float64(e.bins) * e.c.bin, counts: e.cur, inSystem: e.liveArea / e.c.bin,
 		inFlight: make([]float64, len(e.servers)), queue: make([]float64, len(e.servers))}
+	e.liveArea = 0
 	smp.counts.latencies = nil
 	lat := e.cur.latencies
 	slices.Sort(lat)
@@ -804,8 +834,9 @@ func (e *engine) closeBin() {
 	}
 	for k := range e.servers {
 		s := &e.servers[k]
-		smp.inFlight[k] = float64(len(s.running) + s.queue.len())
-		smp.queue[k] = float64(s.queue.len())
+		e.touch(s, e.binEnd)
+		smp.inFlight[k], smp.queue[k] = s.heldArea/e.c.bin, s.queuedArea/e.c.bin
+		s.heldArea, s.queuedArea = 0, 0
 	}
 	e.out.series = append(e.out.series, smp)
 	e.cur = bin{latencies: lat[:0]}

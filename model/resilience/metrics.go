@@ -63,9 +63,9 @@ var (
 	colSP50        = schema.Column{Name: "p50_latency", Type: schema.Float64, Unit: ms, Doc: "median latency of the requests answered successfully in the bin (exact, nearest rank); null when none"}
 	colSP95        = schema.Column{Name: "p95_latency", Type: schema.Float64, Unit: ms, Doc: "95th percentile, as p50_latency"}
 	colSP99        = schema.Column{Name: "p99_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile, as p50_latency"}
-	colSInFlight   = schema.Column{Name: "in_flight", Type: schema.Float64List, Doc: "element k: attempts at server k (in service and queued) at the end of the bin"}
-	colSQueue      = schema.Column{Name: "queued", Type: schema.Float64List, Doc: "element k: attempts waiting in server k's queue at the end of the bin"}
-	colSInSystem   = schema.Column{Name: "in_system", Type: schema.Int64, Doc: "requests in the system (arrived, no final answer) at the end of the bin"}
+	colSInFlight   = schema.Column{Name: "in_flight", Type: schema.Float64List, Doc: "element k: the time average over the bin of the attempts at server k (in service and queued), exact"}
+	colSQueue      = schema.Column{Name: "queued", Type: schema.Float64List, Doc: "element k: the time average over the bin of the attempts waiting in server k's queue, exact"}
+	colSInSystem   = schema.Column{Name: "in_system", Type: schema.Float64, Doc: "the time average over the bin of the requests in the system (arrived, no final answer), exact"}
 	seriesSchema   = schema.New(colTime, colSOffered, colSAttempts, colSSuccesses, colSFailures, colSTimeouts, colSErrors, colSRejections, colSRetries, colSP50, colSP95, colSP99, colSInFlight, colSQueue, colSInSystem)
 )
 

@@ -228,3 +228,22 @@ func TestSeriesBinsExact(t *testing.T) {
 		}
 	}
 }
+
+// The per-server series are exact time averages over each bin: with warm-up 0 and no pauses, the in-service part
+// (in_flight − queued) integrates over the bins to the worker time spent (outcome.busy, accounted attempt by attempt
+// at the end of service), up to the work of the attempts still in service at the horizon (at most workers·n of them,
+// each under its own draw: bounded here by the largest work, constant service).
+func TestSeriesTimeAverages(t *testing.T) {
+	p := point(t, []model.Record{srvClass(t, 2, "workers=2")}, nil, "round_robin", "service=constant", "mean=20",
+		"rate=150", "hop=5", "horizon=20000", "bin=250")
+	out := run(t, p, 7)
+	area := 0.0
+	for _, smp := range out.series {
+		for k := range smp.inFlight {
+			area += (smp.inFlight[k] - smp.queue[k]) * 250
+		}
+	}
+	if gap := area - out.busy; gap < -1e-6 || gap > 4*20 {
+		t.Errorf("∫ in service over the bins %.6g ms, worker time %.6g ms: gap %.3g, want within [0, 80]", area, out.busy, gap)
+	}
+}
