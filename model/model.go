@@ -290,6 +290,13 @@ func RunRow(ctx context.Context, m Model, p Point, seed Seed) (schema.Row, error
 	return row, nil
 }
 
+// Rater is implemented by models whose simulated events run at a rate far from the supermarket's, the default that
+// `sweep plan` assumes for its time estimates: EventsPerSecond is a typical rate of one worker, measured by the
+// model's benchmarks on the project's machine. It informs estimates only; nothing computed depends on it.
+type Rater interface {
+	EventsPerSecond() float64
+}
+
 // Resolver is implemented by models whose parameters determine others (the supermarket's n from its server classes,
 // λ from load and load from λ). Resolve fills the determined parameters of p in place, after defaults are applied and
 // before Check, so that every column is filled and the point's key names the whole configuration. It returns an Issue

@@ -11,6 +11,7 @@ import (
 
 	"lbsweep/experiments"
 	"lbsweep/experiments/sweep"
+	"lbsweep/model"
 )
 
 // plan is `sweep plan [-shard N] [-rate EVENTS/S] SPEC.toml`: what a sweep would cost, before spending anything
@@ -20,7 +21,7 @@ func plan(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	n := fs.Int("shard", 1, "show the split into `N` shards")
-	rate := fs.Float64("rate", 2.5e7, "assumed simulated `events/s` per worker, for the time estimate")
+	rate := fs.Float64("rate", 2.5e7, "assumed simulated `events/s` per worker, for the time estimate (default: the model's own typical rate where it declares one, else 2.5e7)")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 1 || *n < 1 {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage(fs, stderr)
@@ -37,6 +38,11 @@ func plan(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "sweep: %v\n", err)
 		return 1
+	}
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "rate" })
+	if r, ok := spec.Model.(model.Rater); ok && !given {
+		*rate = r.EventsPerSecond()
 	}
 	p := sweep.PlanOf(spec, *n)
 	total := p.Events
