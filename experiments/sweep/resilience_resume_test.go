@@ -1,12 +1,9 @@
 package sweep
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -61,42 +58,5 @@ func TestResilienceKillAndResume(t *testing.T) {
 	if want := 3000 * 6; len(st.Rows) != want {
 		t.Fatalf("reference time series: %d rows, want 3000 runs × 6 bins = %d", len(st.Rows), want)
 	}
-	resumed := 0
-	// As TestKillAndResume: 0.1 finds no chunk yet, 0.5 and 0.8 resume after one or two, 1.2 kills a finished
-	// process; 0.9 is tried again if load skewed the timing so that nothing resumed.
-	points := []float64{0.1, 0.5, 0.8, 1.2, 0.9, 0.9}
-	for i, frac := range points {
-		if i >= 4 && resumed > 0 {
-			break
-		}
-		after := time.Duration(frac * float64(took))
-		dir := t.TempDir()
-		cmd := sweep(dir, true)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(after)
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
-		var stderr bytes.Buffer
-		again := sweep(dir, false)
-		again.Stderr = &stderr
-		if err := again.Run(); err != nil {
-			t.Fatalf("resume after kill at %v: %v\n%s", after, err, stderr.String())
-		}
-		if strings.Contains(stderr.String(), "resuming") {
-			resumed++
-		}
-		t.Logf("killed at %v of %v: %s", after, took, strings.TrimSpace(stderr.String()))
-		runs, series := seriesFiles(t, dir, "many")
-		if !bytes.Equal(runs, wantRuns) || !bytes.Equal(series, wantSeries) {
-			t.Errorf("killed at %v and resumed: dataset differs (runs equal: %v, time series equal: %v)", after, bytes.Equal(runs, wantRuns), bytes.Equal(series, wantSeries))
-		}
-		if ents, _ := os.ReadDir(filepath.Join(dir, "many")); len(ents) != 2 {
-			t.Errorf("killed at %v: left %d entries, want %s and %s/", after, len(ents), FileName, results.SeriesDir)
-		}
-	}
-	if resumed == 0 {
-		t.Error("no kill point left finished runs to resume from: the test did not exercise resumption")
-	}
+	killAndResumeSeries(t, sweep, took, wantRuns, wantSeries)
 }

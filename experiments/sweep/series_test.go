@@ -388,6 +388,15 @@ func TestSeriesKillAndResume(t *testing.T) {
 	}
 	took := time.Since(began)
 	wantRuns, wantSeries := seriesFiles(t, ref, "many")
+	killAndResumeSeries(t, sweep, took, wantRuns, wantSeries)
+}
+
+// killAndResumeSeries kills the sweep of dataset "many" (sweep(dir, quiet) runs it in dir) at fractions of took, the
+// uninterrupted run's time, resumes it, and checks both tables byte-identical to wantRuns and wantSeries: as
+// TestKillAndResume, 0.1 finds no chunk yet, 0.5 and 0.8 resume after one or two, 1.2 kills a finished process, and
+// 0.9 is tried again if load skewed the timing so that nothing resumed.
+func killAndResumeSeries(t *testing.T, sweep func(dir string, quiet bool) *exec.Cmd, took time.Duration, wantRuns, wantSeries []byte) {
+	t.Helper()
 	resumed := 0
 	points := []float64{0.1, 0.5, 0.8, 1.2, 0.9, 0.9}
 	for i, frac := range points {

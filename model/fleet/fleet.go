@@ -265,24 +265,11 @@ func counts(cs []class) (n, broken int) {
 
 // policyServers is what the policy knows of the servers: weights (nil when all equal) and configured latencies.
 func policyServers(cs []class) policy.Servers {
-	n, _ := counts(cs)
-	s := policy.Servers{N: n, Latency: make([]float64, 0, n)}
-	equal := true
-	for _, c := range cs {
-		equal = equal && c.weight == cs[0].weight
-		for range c.count {
-			s.Latency = append(s.Latency, c.latency())
-		}
+	pc := make([]policy.Class, len(cs))
+	for i, c := range cs {
+		pc[i] = policy.Class{Count: c.count, Weight: c.weight, Latency: c.latency()}
 	}
-	if !equal {
-		s.Weight = make([]float64, 0, n)
-		for _, c := range cs {
-			for range c.count {
-				s.Weight = append(s.Weight, c.weight)
-			}
-		}
-	}
-	return s
+	return policy.ClassServers(pc)
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

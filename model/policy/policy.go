@@ -119,6 +119,38 @@ type Servers struct {
 	Latency []float64
 }
 
+// Class is one class of identical servers as a model declares it to its policy: how many, their static weight and
+// their configured latency (see Servers).
+type Class struct {
+	Count           int
+	Weight, Latency float64
+}
+
+// ClassServers expands server classes, in list order, into the Servers a policy is built over: one latency per
+// server, and one weight per server, or nil when every class has the same weight (a policy then treats them as
+// equal).
+func ClassServers(cs []Class) Servers {
+	n := 0
+	equal := true
+	for _, c := range cs {
+		n += c.Count
+		equal = equal && c.Weight == cs[0].Weight
+	}
+	s := Servers{N: n, Latency: make([]float64, 0, n)}
+	if !equal {
+		s.Weight = make([]float64, 0, n)
+	}
+	for _, c := range cs {
+		for range c.Count {
+			s.Latency = append(s.Latency, c.Latency)
+			if !equal {
+				s.Weight = append(s.Weight, c.Weight)
+			}
+		}
+	}
+	return s
+}
+
 // latency returns server k's configured response time (1 when not given).
 func (s Servers) latency(k int) float64 {
 	if s.Latency == nil {

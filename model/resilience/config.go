@@ -1,6 +1,7 @@
 package resilience
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -24,6 +25,7 @@ type class struct {
 
 // change is one resolved timeline entry.
 type change struct {
+	entry    int     // its position in the spec's list (errors name it)
 	at       float64 // ms
 	action   Action
 	server   int // -1: every server (add: the first inactive one)
@@ -144,8 +146,8 @@ func configOf(p model.Point) config {
 		c.n += cl.count
 	}
 	if p[pTimeline].Valid {
-		for _, r := range p[pTimeline].R {
-			ch := change{at: r[tAt].F, action: Action(r[tAction].I), server: -1, factor: 1}
+		for i, r := range p[pTimeline].R {
+			ch := change{entry: i, at: r[tAt].F, action: Action(r[tAction].I), server: -1, factor: 1}
 			if r[tServer].Valid {
 				ch.server = int(r[tServer].I)
 			}
@@ -161,15 +163,7 @@ func configOf(p model.Point) config {
 			c.timeline = append(c.timeline, ch)
 		}
 		// Applied in time order; entries at the same time in list order.
-		slices.SortStableFunc(c.timeline, func(a, b change) int {
-			switch {
-			case a.at < b.at:
-				return -1
-			case a.at > b.at:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(c.timeline, func(a, b change) int { return cmp.Compare(a.at, b.at) })
 	}
 	return c
 }
@@ -188,23 +182,11 @@ func (c config) serverClasses() []int {
 // policyServers is what the policy knows of the servers: their weights (nil when all equal) and configured
 // latencies (the balancer's round trip for a mean request: two hops and the mean work at the server's speed).
 func (c config) policyServers() policy.Servers {
-	s := policy.Servers{N: c.n, Latency: make([]float64, 0, c.n)}
-	equal := true
-	for _, cl := range c.classes {
-		equal = equal && cl.weight == c.classes[0].weight
-		for range cl.count {
-			s.Latency = append(s.Latency, 2*c.hop+c.mean/cl.speed)
-		}
+	pc := make([]policy.Class, len(c.classes))
+	for i, cl := range c.classes {
+		pc[i] = policy.Class{Count: cl.count, Weight: cl.weight, Latency: 2*c.hop + c.mean/cl.speed}
 	}
-	if !equal {
-		s.Weight = make([]float64, 0, c.n)
-		for _, cl := range c.classes {
-			for range cl.count {
-				s.Weight = append(s.Weight, cl.weight)
-			}
-		}
-	}
-	return s
+	return policy.ClassServers(pc)
 }
 
 // policyConfig returns point p's policy configuration.
@@ -430,23 +412,10 @@ func checkTimeline(p model.Point, cfg config) error {
 			return el("a rate change needs an open loop (rate), not users")
 		}
 	}
-	// Replay in time order (cfg.timeline is sorted, stably): what each entry needs in effect.
-	order := make([]int, len(recs))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch x, y := recs[a][tAt].F, recs[b][tAt].F; {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
-	})
 	if n := cfg.requestsEstimate(); n > MaxRequests {
 		return model.Issue{Param: "timeline", Message: fmt.Sprintf("its rate changes make %.3g expected requests, more than %.0g", n, float64(MaxRequests))}
 	}
+	// Replay in time order (cfg.timeline is sorted, stably): what each entry needs in effect.
 	dead := make([]bool, cfg.n)
 	slowed := make([]bool, cfg.n)
 	failing := make([]bool, cfg.n)
@@ -456,7 +425,8 @@ func checkTimeline(p model.Point, cfg config) error {
 			active = append(active, cl.active)
 		}
 	}
-	for _, i := range order {
+	for _, ch := range cfg.timeline {
+		i := ch.entry
 		r := recs[i]
 		a := Action(r[tAction].I)
 		el := func(format string, v ...any) error {
