@@ -36,6 +36,7 @@ const (
 	evGCEnd                  // it ends
 	evPauseEnd               // a timeline pause ends (idx: server)
 	evChange                 // a timeline entry applies (idx: its position in config.timeline)
+	evGuard                  // a guard's timer (idx: its position in engine.guards << guardShift | its payload)
 )
 
 // event is an event list payload.
@@ -55,6 +56,7 @@ type attempt struct {
 	x          float64 // unit-mean work draw
 	u          float64 // uniform error draw: the attempt fails when u < its server's error rate at service start
 	dispatched float64 // when the balancer sent it on
+	admitted   float64 // when its server admitted it (queued or into service)
 	deadline   float64 // when the balancer times it out (+Inf: never)
 	rem        float64 // in service: work left at speed 1, as of since
 	since      float64
@@ -169,36 +171,39 @@ type outcome struct {
 
 // engine is one run's state.
 type engine struct {
-	c        config
-	ev       sim.Events[event]
-	servers  []srv
-	att      []attempt
-	freeAtt  []int32
-	reqs     []request
-	freeReq  int32 // head of the free list, −1: none
-	live     int   // requests in the system
-	pol      policy.Policy
-	obs      policy.Observer
-	view     policy.View
-	lv       *sim.Levels // the balancer's outstanding counts
-	eligible []bool
-	arrivals *sim.Rand // inter-arrival and think times
-	service  *sim.Rand // first attempts' draws
-	retryR   *sim.Rand // retries' draws and jitter
-	network  *sim.Rand // hop times
-	dispatch *sim.Rand
-	next     sim.Handle // the pending open-loop arrival
-	rate     float64    // current open-loop rate, per ms
-	tokens   float64    // retry budget
-	capacity float64    // the bucket's size
-	now      float64
-	lastT    float64 // time of the last area update
-	out      outcome
-	cur      bin
-	liveArea float64 // ∫ live dt over the current bin up to liveT (the series' in_system)
-	liveT    float64
-	binEnd   float64 // end of the current bin, (bins + 1)·bin: a product, not a running sum, so it does not drift
-	bins     int64   // bins closed
+	c         config
+	ev        sim.Events[event]
+	servers   []srv
+	att       []attempt
+	freeAtt   []int32
+	reqs      []request
+	freeReq   int32 // head of the free list, −1: none
+	live      int   // requests in the system
+	pol       policy.Policy
+	obs       policy.Observer
+	view      policy.View
+	lv        *sim.Levels // the balancer's outstanding counts
+	eligible  []bool      // the policy's mask (nil: every server): in the fleet and barred by no guard
+	nEligible int         // true entries of eligible
+	guards    []guard     // balancer-side mechanisms, in order
+	adm       admission   // the servers' admission control (nil: none)
+	arrivals  *sim.Rand   // inter-arrival and think times
+	service   *sim.Rand   // first attempts' draws
+	retryR    *sim.Rand   // retries' draws and jitter
+	network   *sim.Rand   // hop times
+	dispatch  *sim.Rand
+	next      sim.Handle // the pending open-loop arrival
+	rate      float64    // current open-loop rate, per ms
+	tokens    float64    // retry budget
+	capacity  float64    // the bucket's size
+	now       float64
+	lastT     float64 // time of the last area update
+	out       outcome
+	cur       bin
+	liveArea  float64 // ∫ live dt over the current bin up to liveT (the series' in_system)
+	liveT     float64
+	binEnd    float64 // end of the current bin, (bins + 1)·bin: a product, not a running sum, so it does not drift
+	bins      int64   // bins closed
 }
 
 // simulate runs point c with streams s and policy pol (which observes responses when observe is AtCompletion).
@@ -226,10 +231,12 @@ func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy,
 			anyInactive = anyInactive || !cl.active
 		}
 	}
-	if anyInactive {
+	e.guards = e.newGuards()
+	e.adm = e.newAdmission()
+	if anyInactive || len(e.guards) > 0 {
 		e.eligible = make([]bool, c.n)
 		for k := range e.servers {
-			e.eligible[k] = e.servers[k].active
+			e.recheck(k)
 		}
 		e.view.Eligible = e.eligible
 	}
@@ -341,6 +348,8 @@ func (e *engine) handle(x event) {
 		e.stop(int(x.idx), -1)
 	case evChange:
 		e.apply(e.c.timeline[x.idx])
+	case evGuard:
+		e.guards[x.idx>>guardShift].fire(e, x.idx&(1<<guardShift-1))
 	}
 }
 
@@ -438,13 +447,23 @@ func (e *engine) sendWith(r int32, rnd *sim.Rand) {
 func (e *engine) dispatchAttempt(a int32) {
 	at := &e.att[a]
 	rq := &e.reqs[at.req]
+	at.dispatched = e.now
+	if e.eligible != nil && e.nEligible == 0 {
+		// Every server is barred (open breakers, ejections, all out of the fleet): the balancer answers 503 at once.
+		at.server, at.outcome = -1, policy.Rejected
+		e.countOutcome(at)
+		e.push(e.now+e.hop(), evAtClient, a)
+		return
+	}
 	req := policy.Request{Client: max(rq.user, 0), Attempt: at.num, Now: e.now}
 	k := e.pol.Pick(e.view, req, e.dispatch)
 	at.server = int32(k)
-	at.dispatched = e.now
 	e.lv.Up(k, e.now)
 	if rq.measured {
 		e.out.sent[k]++
+	}
+	for _, g := range e.guards {
+		g.sent(e, k, a)
 	}
 	if !math.IsInf(e.c.timeout, 1) {
 		at.deadline = e.now + e.c.timeout
@@ -469,19 +488,23 @@ func (e *engine) admit(a int32) {
 		}
 		return
 	}
-	if s.rate() > 0 && len(s.running) < s.workers && s.queue.len() == 0 {
+	now := s.rate() > 0 && len(s.running) < s.workers && s.queue.len() == 0
+	full := !now && e.c.queue >= 0 && s.queue.len() >= e.c.queue
+	if full && (e.c.discipline == FIFO || e.c.queue == 0) || e.adm != nil && !e.adm.admit(e, int(at.server), a) {
+		at.outcome = policy.Rejected // a full FIFO queue, or the admission control
+		e.push(e.now+e.hop(), evAnswer, a)
+		return
+	}
+	at.admitted = e.now
+	if now {
 		e.start(s, a)
 		return
 	}
-	if e.c.queue >= 0 && s.queue.len() >= e.c.queue {
-		if e.c.discipline == FIFO || e.c.queue == 0 {
-			at.outcome = policy.Rejected
-			e.push(e.now+e.hop(), evAnswer, a)
-			return
-		}
+	if full {
 		old := s.queue.popFront() // LIFO: the oldest makes room
 		e.att[old].outcome = policy.Rejected
 		e.push(e.now+e.hop(), evAnswer, old)
+		e.leave(int(at.server), old, exitDropped)
 		e.release(old) // its queue residency
 	}
 	at.refs++ // queue residency
@@ -522,6 +545,7 @@ func (e *engine) startNext(k int) {
 			if e.att[a].measured {
 				e.out.dropped++
 			}
+			e.leave(k, a, exitDropped)
 			e.release(a)
 			continue
 		}
@@ -563,7 +587,22 @@ func (e *engine) complete(a int32) {
 	}
 	e.touch(&e.servers[k], e.now)
 	e.unrun(&e.servers[k], a)
+	e.leave(k, a, exitServed)
 	e.startNext(k)
+}
+
+// leave tells the admission control, if any, that attempt a left server k as how says.
+func (e *engine) leave(k int, a int32, how exit) {
+	if e.adm != nil {
+		e.adm.left(e, k, a, how)
+	}
+}
+
+// results tells the guards attempt a's result from server k.
+func (e *engine) results(k int, a int32, o policy.Outcome) {
+	for _, g := range e.guards {
+		g.result(e, k, a, o, e.now-e.att[a].dispatched)
+	}
 }
 
 // answer: a server's answer to attempt a reaches the balancer.
@@ -581,6 +620,7 @@ func (e *engine) answer(a int32) {
 	if e.obs != nil {
 		e.obs.Observe(k, e.now-at.dispatched, e.now, at.outcome)
 	}
+	e.results(k, a, at.outcome)
 	e.countOutcome(at)
 	e.push(e.now+e.hop(), evAtClient, a)
 }
@@ -595,6 +635,7 @@ func (e *engine) timeout(a int32) {
 	if e.obs != nil {
 		e.obs.Observe(k, e.c.timeout, e.now, policy.Timeout)
 	}
+	e.results(k, a, policy.Timeout)
 	e.countOutcome(at)
 	e.push(e.now+e.hop(), evAtClient, a)
 }
@@ -738,7 +779,7 @@ func (e *engine) apply(ch change) {
 			k = slices.IndexFunc(e.servers, func(s srv) bool { return !s.active })
 		}
 		e.servers[k].active = true
-		e.eligible[k] = true
+		e.recheck(k)
 		return
 	}
 	for k := range e.servers {
@@ -787,6 +828,7 @@ func (e *engine) kill(k int) {
 			at.outcome = policy.Error
 			e.push(e.now+e.hop(), evAnswer, a)
 		}
+		e.leave(k, a, exitDropped)
 		e.unrun(s, a)
 		if held {
 			e.release(a)
@@ -798,6 +840,7 @@ func (e *engine) kill(k int) {
 			e.att[a].outcome = policy.Error
 			e.push(e.now+e.hop(), evAnswer, a)
 		}
+		e.leave(k, a, exitDropped)
 		e.release(a)
 	}
 }
