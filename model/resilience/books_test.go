@@ -57,7 +57,21 @@ func scenarios(t *testing.T) []scenario {
 		{"closed loop slow pause fail", four, []model.Record{entry(t, 1000, "slow", "factor=0.5"), entry(t, 2000, "pause", "duration=300"),
 			entry(t, 2500, "fail", "factor=0.5"), entry(t, 3000, "restore"), entry(t, 3500, "recover")}, "random",
 			[]string{"users=8", "think=30", "timeout=100", "retries=2"}},
+		{"hedging p90 timeouts retries", four, nil, "least_outstanding",
+			[]string{"rate=150", "service=lognormal", "hedge_quantile=0.9", "hedge=40", "hedge_window=500", "timeout=80", "retries=2"}},
+		{"hedging cancel exponential hops kill", four, []model.Record{entry(t, 2000, "kill", "server=1"), entry(t, 3000, "restart", "server=1")},
+			"round_robin", []string{"rate=150", "hedge=30", "hedge_cancel=true", "hop_law=exponential", "queue=5", "discipline=lifo", "retries=1", "hedge_budget=0.1"}},
+		{"closed loop hedging pauses", []model.Record{srvClass(t, 3), srvClass(t, 1, "gc_every=1000", "gc_pause=200")}, nil, "least_latency",
+			[]string{"users=20", "think=30", "hedge=25", "hedge_cancel=true", "tau=50", "drop_expired=true", "timeout=60", "retries=1"}},
 	}
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // build is the scenario's point over horizon h (ms).
@@ -111,7 +125,8 @@ func tail(t *testing.T, p model.Point, h, d float64) model.Point {
 // Every scenario's books balance (the run's own check: Little's law over the window as an identity, offered =
 // succeeded + failed + pending, attempts = requests + retries) and its attempt pool holds no leaked record:
 //   - with no timeout, every live attempt is the current attempt of a live request (a request waits for its
-//     attempt's answer before anything else), so at the horizon live attempts ≤ live requests;
+//     attempt's answer before anything else), so at the horizon live attempts ≤ live requests (twice that with
+//     hedging: an attempt and its copy);
 //   - an open loop whose arrivals stop at the horizon and that then runs until its servers are empty (drained)
 //     drains: no request pending and every attempt record back in the pool;
 //   - a closed loop whose servers are all killed at the horizon and that then runs 5 s more (drained) holds only the
@@ -131,13 +146,13 @@ func TestBooksEveryScenario(t *testing.T) {
 			if out.warning != "" {
 				t.Errorf("%s seed %d: %s", s.name, seed, out.warning)
 			}
-			if o := out; o.offered != o.succeeded+o.failed+o.pending || o.attempts != o.offered+o.retries || o.offered < 100 {
+			if o := out; o.offered != o.succeeded+o.failed+o.pending || o.attempts != o.offered+o.retries+o.hedges || o.offered < 100 {
 				t.Errorf("%s seed %d: offered %d, succeeded %d, failed %d, pending %d, attempts %d, retries %d", s.name, seed,
 					o.offered, o.succeeded, o.failed, o.pending, o.attempts, o.retries)
 			}
-			if math.IsInf(c.timeout, 1) && out.liveAttempts > out.liveReqs {
-				t.Errorf("%s seed %d: %d attempts live at the horizon for %d live requests, and no timeouts", s.name, seed,
-					out.liveAttempts, out.liveReqs)
+			if copies := 1 + b2i(c.hedging()); math.IsInf(c.timeout, 1) && out.liveAttempts > copies*out.liveReqs {
+				t.Errorf("%s seed %d: %d attempts live at the horizon for %d live requests (%d copies each), and no timeouts", s.name, seed,
+					out.liveAttempts, out.liveReqs, copies)
 			}
 			if c.warmup == 0 {
 				seriesSums(t, s.name, out)
@@ -156,7 +171,7 @@ func TestBooksEveryScenario(t *testing.T) {
 					t.Errorf("%s seed %d: after the drain %d requests pending (%d live), %d attempt records live of %d", s.name,
 						seed, end.pending, end.liveReqs, end.liveAttempts, end.liveAttempts+end.freeAttempts)
 				}
-			} else if end.liveAttempts > end.liveReqs || end.liveReqs > c.users {
+			} else if end.liveAttempts > (1+b2i(c.hedging()))*end.liveReqs || end.liveReqs > c.users {
 				t.Errorf("%s seed %d: servers all down for 5 s, yet %d attempts live for %d live requests (%d users)", s.name,
 					seed, end.liveAttempts, end.liveReqs, c.users)
 			}

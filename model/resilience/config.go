@@ -55,11 +55,22 @@ type config struct {
 	backoff      float64
 	jitter       int
 	budget       float64 // 0: none
+	hedge        float64 // the fixed hedge delay, or the first one with hedgeQ; +Inf: none
+	hedgeQ       float64 // 0: a fixed delay
+	hedgeWindow  float64
+	hedgeCancel  bool
+	hedgeBudget  float64 // 0: none
 	timeline     []change
 	horizon      float64
 	warmup       float64
 	bin          float64 // 0: no series
+	// script, for tests only: the open loop's arrival times (ms, ascending, below the horizon) in place of the
+	// Poisson stream (rate is then only what Check and the theory see). nil from every spec.
+	script []float64
 }
+
+// hedging reports whether attempts are hedged.
+func (c config) hedging() bool { return c.hedgeQ > 0 || !math.IsInf(c.hedge, 1) }
 
 // requestsEstimate is the expected number of requests of the run (open loop: over the timeline's rate changes;
 // closed loop: each user's cycle of think time plus the four hops and a mean service).
@@ -114,6 +125,16 @@ func configOf(p model.Point) config {
 	}
 	if p[pRetryBudget].Valid {
 		c.budget = p[pRetryBudget].F
+	}
+	c.hedge, c.hedgeWindow, c.hedgeCancel = math.Inf(1), p[pHedgeWindow].F, p[pHedgeCancel].B
+	if p[pHedge].Valid {
+		c.hedge = p[pHedge].F
+	}
+	if p[pHedgeQuantile].Valid {
+		c.hedgeQ = p[pHedgeQuantile].F
+	}
+	if p[pHedgeBudget].Valid {
+		c.hedgeBudget = p[pHedgeBudget].F
 	}
 	for _, r := range p[pServers].R {
 		cl := class{count: int(r[fCount].I), workers: int(p[pWorkers].I), speed: 1, errorRate: p[pErrorRate].F, active: true}
@@ -238,6 +259,8 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 		positive("rate", p[pRate], "rate"),
 		positive("timeout", p[pTimeout], "timeout"),
 		positive("horizon", p[pHorizon], "horizon"),
+		positive("hedge", p[pHedge], "hedge delay"),
+		positive("hedge_window", p[pHedgeWindow], "hedge window"),
 	} {
 		if e != nil {
 			return nil, e
@@ -272,6 +295,14 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 		return nil, bad("retries", "%d: need 0 ≤ retries ≤ %d", p[pRetries].I, MaxRetries)
 	case p[pRetryBudget].Valid && !(p[pRetryBudget].F > 0 && p[pRetryBudget].F <= 10):
 		return nil, bad("retry_budget", "%v: need 0 < retry_budget ≤ 10 tokens per request", p[pRetryBudget].F)
+	case p[pHedgeQuantile].Valid && !(p[pHedgeQuantile].F > 0 && p[pHedgeQuantile].F < 1):
+		return nil, bad("hedge_quantile", "%v: need 0 < hedge_quantile < 1", p[pHedgeQuantile].F)
+	case p[pHedgeBudget].Valid && !(p[pHedgeBudget].F > 0 && p[pHedgeBudget].F <= 10):
+		return nil, bad("hedge_budget", "%v: need 0 < hedge_budget ≤ 10 tokens per request", p[pHedgeBudget].F)
+	case p[pHedgeBudget].Valid && !p[pHedge].Valid && !p[pHedgeQuantile].Valid:
+		return nil, bad("hedge_budget", "given with no hedging: set hedge (ms) or hedge_quantile")
+	case p[pHedgeCancel].B && !p[pHedge].Valid && !p[pHedgeQuantile].Valid:
+		return nil, bad("hedge_cancel", "true with no hedging: set hedge (ms) or hedge_quantile")
 	case p[pRate].Valid == p[pUsers].Valid:
 		return nil, bad("rate", "give exactly one of rate (open loop, requests/s) and users (closed loop)")
 	case p[pUsers].Valid && (p[pUsers].I < 1 || p[pUsers].I > MaxUsers):
@@ -342,6 +373,9 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 	tr := pc.Traits(ps)
 	if tr.Observe == policy.AtDispatch {
 		return nil, bad("observe", "dispatch: a request's latency is not known when it is dispatched in this model (timeouts, pauses and faults come later): use observe = \"completion\"")
+	}
+	if cfg.hedging() && !tr.Eligibility {
+		return nil, bad("policy", "%s cannot send a hedge to another server (it does not honor eligibility): use a policy that does, or no hedging", policy.Registry[p[pPolicy].I].Name)
 	}
 	if inactive > 0 && !tr.Eligibility {
 		return nil, bad("policy", "%s cannot leave out the inactive servers (it does not honor eligibility): use a policy that does, or no active = false", policy.Registry[p[pPolicy].I].Name)

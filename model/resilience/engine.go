@@ -16,6 +16,7 @@ import (
 const (
 	streamRetries = 0x7265747269657320 // "retries ": retries' work and error draws, backoff jitter
 	streamNetwork = 0x6e6574776f726b20 // "network ": exponential hop times
+	streamHedges  = 0x6865646765732020 // "hedges  ": hedge copies' work and error draws
 )
 
 // kind is what an event does.
@@ -37,6 +38,16 @@ const (
 	evPauseEnd               // a timeline pause ends (idx: server)
 	evChange                 // a timeline entry applies (idx: its position in config.timeline)
 	evGuard                  // a guard's timer (idx: its position in engine.guards << guardShift | its payload)
+	evHedge                  // a request's hedge delay ends with its attempt unanswered (idx: request)
+	evCancel                 // a client's cancel of a hedge's loser reaches the balancer, then its server (idx: attempt)
+)
+
+// Where an attempt is at its server.
+const (
+	stTravel  uint8 = iota // not arrived yet
+	stQueued               // in its server's queue
+	stRunning              // in service
+	stGone                 // left the server (served, dropped, shed, lost in a kill, skipped)
 )
 
 // event is an event list payload.
@@ -52,7 +63,9 @@ type attempt struct {
 	req        int32
 	measured   bool
 	server     int32
-	num        int32   // 0: the first attempt; i: the i-th retry
+	num        int32   // its request's attempts sent before it (first attempts, retries and hedges)
+	gen        uint32  // its request's generation when sent (see request.gen)
+	sent       float64 // when the client sent it
 	x          float64 // unit-mean work draw
 	u          float64 // uniform error draw: the attempt fails when u < its server's error rate at service start
 	dispatched float64 // when the balancer sent it on
@@ -68,15 +81,30 @@ type attempt struct {
 	outcome    policy.Outcome // what the balancer answers the client
 	timedOut   bool           // the balancer's timeout fired
 	failing    bool           // in service as a 500
+	hedge      bool           // a hedge copy
+	replied    bool           // the balancer forwarded its answer to the client
+	cancel     uint8          // a hedge's loser: 1 once its cancel reached the balancer, 2 its server
+	state      uint8          // stTravel, stQueued, stRunning, stGone
 }
 
 // request is one client request: a pooled record, freed at its final answer.
 type request struct {
 	arrival  float64
 	user     int32 // closed loop: the user; −1 in an open loop
-	attempts int32 // attempts sent so far
+	attempts int32 // attempts sent so far (first, retries, hedges)
+	tries    int32 // retries sent so far
 	measured bool
 	next     int32 // free list link
+	// gen counts the record's lives: it grows when the request ends, so an attempt whose gen differs belongs to an
+	// earlier request (a hedge's loser answered after the winner) and its answer is ignored.
+	gen uint32
+	// Hedging: the copies sent and not yet answered at the client (at most two: an attempt and its hedge), the
+	// current attempt and its hedge (−1: none), the server the attempt went to (−1: not dispatched yet), and the
+	// pending hedge timer.
+	out                    int32
+	primary, second, where int32
+	sent                   float64 // when the current attempt was sent
+	hedgeTimer             sim.Handle
 }
 
 // srv is one server's state.
@@ -138,8 +166,9 @@ func (q *ring) popBack() int32 {
 
 // bin is one time-series bin's counts.
 type bin struct {
-	offered, attempts, successes, failures, timeouts, errors, rejections, retries int64
-	latencies                                                                     []float64
+	offered, attempts, successes, failures, timeouts, errors, rejections, retries, hedges int64
+	latencies                                                                             []float64
+	hedgeDelay                                                                            float64 // at the bin's end (NaN: no hedging)
 }
 
 // sample is one closed bin.
@@ -158,6 +187,8 @@ type outcome struct {
 	attempts, retries, firsts            int64
 	timeouts, errors, rejections         int64
 	dropped, budgetDenied                int64
+	hedges, hedgeWins, hedgeDenied       int64
+	hedgeSkipped, hedgeCut               int64
 	ok, all                              *sim.Sojourns
 	wasted, busy                         float64
 	sent                                 []int64
@@ -196,6 +227,10 @@ type engine struct {
 	rate      float64    // current open-loop rate, per ms
 	tokens    float64    // retry budget
 	capacity  float64    // the bucket's size
+	hedger    *hedger    // nil: no hedging
+	hedgeR    *sim.Rand  // hedge copies' draws
+	hTokens   float64    // hedge budget
+	hCap      float64    // its bucket's size (0: unbudgeted)
 	now       float64
 	lastT     float64 // time of the last area update
 	out       outcome
@@ -222,6 +257,14 @@ func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy,
 		e.capacity = max(10, 100*c.budget)
 		e.tokens = e.capacity
 	}
+	if c.hedging() {
+		e.hedger = newHedger(c)
+		e.hedgeR = sim.NewRand(seed.Run, streamHedges)
+		if c.hedgeBudget > 0 {
+			e.hCap = max(10, 100*c.hedgeBudget)
+			e.hTokens = e.hCap
+		}
+	}
 	anyInactive := false
 	for i := range c.classes {
 		cl := &c.classes[i]
@@ -233,7 +276,7 @@ func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy,
 	}
 	e.guards = e.newGuards()
 	e.adm = e.newAdmission()
-	if anyInactive || len(e.guards) > 0 {
+	if anyInactive || len(e.guards) > 0 || e.hedger != nil {
 		e.eligible = make([]bool, c.n)
 		for k := range e.servers {
 			e.recheck(k)
@@ -253,6 +296,8 @@ func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy,
 		for u := range c.users {
 			e.ev.Push(e.arrivals.Exp()*c.think, event{evThink, int32(u)})
 		}
+	} else if c.script != nil {
+		e.next = e.ev.Schedule(c.script[0], event{evArrival, 0})
 	} else {
 		if t := e.arrivals.Exp() / c.rate; t < c.horizon {
 			e.next = e.ev.Schedule(t, event{evArrival, 0})
@@ -312,13 +357,22 @@ func (e *engine) handle(x event) {
 	switch x.kind {
 	case evArrival:
 		e.newRequest(-1)
-		if t := e.now + e.arrivals.Exp()/e.rate; t < e.c.horizon {
+		if s := e.c.script; s != nil {
+			if i := int(x.idx) + 1; i < len(s) {
+				e.next = e.ev.Schedule(s[i], event{evArrival, int32(i)})
+			}
+		} else if t := e.now + e.arrivals.Exp()/e.rate; t < e.c.horizon {
 			e.next = e.ev.Schedule(t, event{evArrival, 0})
 		}
 	case evThink:
 		e.newRequest(x.idx)
 	case evRetry:
-		e.send(x.idx)
+		e.sendWith(x.idx, e.retryR, false)
+	case evHedge:
+		e.hedgeFires(x.idx)
+	case evCancel:
+		e.cancelArrives(x.idx)
+		e.release(x.idx)
 	case evAtBalancer:
 		e.dispatchAttempt(x.idx)
 		e.release(x.idx) // each attempt event held a reference, dropped once it is handled
@@ -392,7 +446,7 @@ func (e *engine) newRequest(u int32) {
 		e.reqs = append(e.reqs, request{})
 	}
 	measured := e.now >= e.c.warmup
-	e.reqs[r] = request{arrival: e.now, user: u, measured: measured, next: -1}
+	e.reqs[r] = request{arrival: e.now, user: u, measured: measured, next: -1, gen: e.reqs[r].gen, primary: -1, second: -1, where: -1}
 	e.live++
 	if measured {
 		e.out.offered++
@@ -401,14 +455,15 @@ func (e *engine) newRequest(u int32) {
 	if e.capacity > 0 {
 		e.tokens = min(e.capacity, e.tokens+e.c.budget)
 	}
-	e.sendWith(r, e.service)
+	if e.hCap > 0 {
+		e.hTokens = min(e.hCap, e.hTokens+e.c.hedgeBudget)
+	}
+	e.sendWith(r, e.service, false)
 }
 
-// send sends request r's next attempt (a retry) with draws from the retry stream.
-func (e *engine) send(r int32) { e.sendWith(r, e.retryR) }
-
-// sendWith sends request r's next attempt from the client, its work and error drawn from rnd.
-func (e *engine) sendWith(r int32, rnd *sim.Rand) {
+// sendWith sends request r's next attempt from the client (a hedge copy of its current one when hedge), its work and
+// error drawn from rnd, and starts its hedge delay when hedging.
+func (e *engine) sendWith(r int32, rnd *sim.Rand, hedge bool) {
 	x := 1.0
 	switch e.c.service {
 	case Exponential:
@@ -426,27 +481,60 @@ func (e *engine) sendWith(r int32, rnd *sim.Rand) {
 		e.att = append(e.att, attempt{})
 	}
 	rq := &e.reqs[r]
-	e.att[a] = attempt{req: r, measured: rq.measured, num: rq.attempts, x: x, u: u, deadline: math.Inf(1)}
+	e.att[a] = attempt{req: r, gen: rq.gen, measured: rq.measured, num: rq.attempts, x: x, u: u, deadline: math.Inf(1),
+		server: -1, sent: e.now, hedge: hedge}
 	rq.attempts++
+	rq.out++
 	if rq.measured {
 		e.out.attempts++
-		if rq.attempts > 1 {
+		switch {
+		case hedge:
+			e.out.hedges++
+		case rq.attempts > 1:
 			e.out.retries++
-		} else {
+		default:
 			e.out.firsts++
 		}
 	}
 	e.cur.attempts++
-	if rq.attempts > 1 {
-		e.cur.retries++
+	switch {
+	case hedge:
+		e.cur.hedges++
+		rq.second = a
+	default:
+		if rq.attempts > 1 {
+			e.cur.retries++
+		}
+		rq.primary, rq.second, rq.where, rq.sent = a, -1, -1, e.now
+		if e.hedger != nil && e.hedger.delay < math.Inf(1) {
+			rq.hedgeTimer = e.ev.Schedule(e.now+e.hedger.delay, event{evHedge, r})
+		}
 	}
 	e.push(e.now+e.hop(), evAtBalancer, a)
+}
+
+// hedgeFires: request r's current attempt has no answer after the hedge delay: the client sends one copy, if the
+// hedge budget has a token.
+func (e *engine) hedgeFires(r int32) {
+	if e.hCap > 0 {
+		if e.hTokens < 1 {
+			if e.reqs[r].measured {
+				e.out.hedgeDenied++
+			}
+			return
+		}
+		e.hTokens--
+	}
+	e.sendWith(r, e.hedgeR, true)
 }
 
 // dispatchAttempt: the balancer picks a server for attempt a, starts its timeout and sends it on.
 func (e *engine) dispatchAttempt(a int32) {
 	at := &e.att[a]
 	rq := &e.reqs[at.req]
+	if at.cancel > 0 {
+		return // a hedge's loser whose cancel overtook it (exponential hops)
+	}
 	at.dispatched = e.now
 	if e.eligible != nil && e.nEligible == 0 {
 		// Every server is barred (open breakers, ejections, all out of the fleet): the balancer answers 503 at once.
@@ -456,7 +544,17 @@ func (e *engine) dispatchAttempt(a int32) {
 		return
 	}
 	req := policy.Request{Client: max(rq.user, 0), Attempt: at.num, Now: e.now}
-	k := e.pol.Pick(e.view, req, e.dispatch)
+	var k int
+	if j := rq.where; at.hedge && at.gen == rq.gen && j >= 0 && e.eligible[j] && e.nEligible > 1 {
+		e.eligible[j] = false // a hedge goes to another server than its attempt's
+		k = e.pol.Pick(e.view, req, e.dispatch)
+		e.eligible[j] = true
+	} else {
+		k = e.pol.Pick(e.view, req, e.dispatch)
+	}
+	if !at.hedge && at.gen == rq.gen {
+		rq.where = int32(k)
+	}
 	at.server = int32(k)
 	e.lv.Up(k, e.now)
 	if rq.measured {
@@ -475,6 +573,10 @@ func (e *engine) dispatchAttempt(a int32) {
 // admit: attempt a reaches its server.
 func (e *engine) admit(a int32) {
 	at := &e.att[a]
+	if at.cancel == 2 {
+		at.state = stGone // a hedge's loser, cancelled on its way
+		return
+	}
 	s := &e.servers[at.server]
 	e.touch(s, e.now)
 	if !s.alive {
@@ -503,11 +605,13 @@ func (e *engine) admit(a int32) {
 	if full {
 		old := s.queue.popFront() // LIFO: the oldest makes room
 		e.att[old].outcome = policy.Rejected
+		e.att[old].state = stGone
 		e.push(e.now+e.hop(), evAnswer, old)
 		e.leave(int(at.server), old, exitDropped)
 		e.release(old) // its queue residency
 	}
 	at.refs++ // queue residency
+	at.state = stQueued
 	s.queue.pushBack(a)
 	if e.now >= e.c.warmup {
 		e.out.peakQueue = max(e.out.peakQueue, s.queue.len())
@@ -524,6 +628,7 @@ func (e *engine) start(s *srv, a int32) {
 	}
 	at.rem, at.since, at.busy = work, e.now, 0
 	at.slot = int32(len(s.running))
+	at.state = stRunning
 	s.running = append(s.running, a)
 	at.refs++ // residency in the running list, released by unrun
 	at.done = e.schedule(e.now+work/s.speed, evComplete, a)
@@ -541,10 +646,20 @@ func (e *engine) startNext(k int) {
 		} else {
 			a = s.queue.popFront()
 		}
+		if e.att[a].cancel == 2 { // a hedge's loser: skipped
+			if e.att[a].measured {
+				e.out.hedgeSkipped++
+			}
+			e.att[a].state = stGone
+			e.leave(k, a, exitCancelled)
+			e.release(a)
+			continue
+		}
 		if e.c.dropExpired && e.now >= e.att[a].deadline {
 			if e.att[a].measured {
 				e.out.dropped++
 			}
+			e.att[a].state = stGone
 			e.leave(k, a, exitDropped)
 			e.release(a)
 			continue
@@ -565,9 +680,10 @@ func (e *engine) unrun(s *srv, a int32) {
 	s.running[at.slot] = last
 	e.att[last].slot = at.slot
 	s.running = s.running[:len(s.running)-1]
+	at.state = stGone
 	if at.measured {
 		e.out.busy += at.busy
-		if at.timedOut {
+		if at.timedOut || at.cancel > 0 {
 			e.out.wasted += at.busy
 		}
 	}
@@ -608,9 +724,10 @@ func (e *engine) results(k int, a int32, o policy.Outcome) {
 // answer: a server's answer to attempt a reaches the balancer.
 func (e *engine) answer(a int32) {
 	at := &e.att[a]
-	if at.timedOut {
-		return // the balancer answered 504 already
+	if at.timedOut || at.cancel > 0 {
+		return // the balancer answered 504 already, or the client withdrew it
 	}
+	at.replied = true
 	if e.ev.Pending(at.timer) {
 		e.ev.Remove(at.timer)
 		e.release(a)
@@ -660,15 +777,40 @@ func (e *engine) countOutcome(at *attempt) {
 	}
 }
 
-// atClient: the balancer's answer to attempt a reaches the client, which finishes the request or retries it.
+// atClient: the balancer's answer to attempt a reaches the client, which finishes the request, waits for the other
+// copy of a hedged attempt, or retries.
 func (e *engine) atClient(a int32) {
 	at := &e.att[a]
 	r := at.req
+	rq := &e.reqs[r]
+	if at.gen != rq.gen {
+		return // a hedge's loser, answered after its request ended
+	}
+	rq.out--
+	if a == rq.primary && e.ev.Pending(rq.hedgeTimer) {
+		e.ev.Remove(rq.hedgeTimer) // answered before its hedge delay
+	}
 	if at.outcome == policy.OK {
+		if e.hedger != nil {
+			e.hedger.add(e.now, e.now-rq.sent)
+		}
+		if rq.out > 0 { // the other copy lost: withdraw it
+			other := rq.primary
+			if a == rq.primary {
+				other = rq.second
+			}
+			e.push(e.now+e.hop(), evCancel, other)
+		}
+		if at.hedge && rq.measured {
+			e.out.hedgeWins++
+		}
 		e.finish(r, true)
 		return
 	}
-	if int(at.num) >= e.c.retries {
+	if rq.out > 0 {
+		return // the other copy may yet succeed
+	}
+	if int(rq.tries) >= e.c.retries {
 		e.finish(r, false)
 		return
 	}
@@ -682,7 +824,8 @@ func (e *engine) atClient(a int32) {
 		}
 		e.tokens--
 	}
-	wait := math.Min(BackoffCap, e.c.backoff*math.Exp2(float64(at.num)))
+	wait := math.Min(BackoffCap, e.c.backoff*math.Exp2(float64(rq.tries)))
+	rq.tries++
 	if e.c.jitter == JitterFull {
 		wait *= e.retryR.Float64()
 	}
@@ -712,12 +855,58 @@ func (e *engine) finish(r int32, ok bool) {
 		e.cur.failures++
 	}
 	e.live--
+	rq.gen++ // its attempts still out are a finished request's from now on
 	if u := rq.user; u >= 0 {
 		e.ev.Push(e.now+e.arrivals.Exp()*e.c.think, event{evThink, u})
 	}
 	rq.next = e.freeReq
 	rq.user = -2 // free
 	e.freeReq = r
+}
+
+// cancelArrives: the client's cancel of a hedge's loser a reaches the balancer (which stops waiting for it and sends
+// the cancel on) or, a hop later, its server (which skips it if still queued, and with hedge_cancel stops it in
+// service).
+func (e *engine) cancelArrives(a int32) {
+	at := &e.att[a]
+	if at.cancel == 0 {
+		at.cancel = 1
+		if at.server < 0 {
+			return // not dispatched yet: the balancer drops it on arrival
+		}
+		if !at.timedOut && !at.replied {
+			if e.ev.Pending(at.timer) {
+				e.ev.Remove(at.timer)
+				e.release(a)
+			}
+			k := int(at.server)
+			e.lv.Down(k, e.now)
+			if e.obs != nil {
+				e.obs.Observe(k, e.now-at.dispatched, e.now, policy.Cancelled)
+			}
+		}
+		if at.state != stGone {
+			e.push(e.now+e.hop(), evCancel, a)
+		}
+		return
+	}
+	at.cancel = 2
+	if at.state != stRunning || !e.c.hedgeCancel {
+		return // on its way (admit drops it), queued (startNext skips it), or served to the end
+	}
+	k := int(at.server)
+	s := &e.servers[k]
+	if e.ev.Pending(at.done) { // not while paused
+		e.ev.Remove(at.done)
+		e.release(a)
+	}
+	if at.measured {
+		e.out.hedgeCut++
+	}
+	e.touch(s, e.now)
+	e.leave(k, a, exitCancelled)
+	e.unrun(s, a)
+	e.startNext(k)
 }
 
 // stop changes server k's pause count by d (+1: a pause begins; −1: one ends), moving or removing its running
@@ -836,6 +1025,7 @@ func (e *engine) kill(k int) {
 	}
 	for s.queue.len() > 0 {
 		a := s.queue.popFront()
+		e.att[a].state = stGone
 		if !e.att[a].timedOut {
 			e.att[a].outcome = policy.Error
 			e.push(e.now+e.hop(), evAnswer, a)
@@ -881,6 +1071,10 @@ func (e *engine) closeBin() {
 		smp.inFlight[k], smp.queue[k] = s.heldArea/e.c.bin, s.queuedArea/e.c.bin
 		s.heldArea, s.queuedArea = 0, 0
 	}
+	smp.counts.hedgeDelay = math.NaN()
+	if e.hedger != nil {
+		smp.counts.hedgeDelay = e.hedger.delay
+	}
 	e.out.series = append(e.out.series, smp)
 	e.cur = bin{latencies: lat[:0]}
 	e.bins++
@@ -916,8 +1110,8 @@ func (e *engine) finishBooks() {
 	if o := &e.out; o.offered != o.succeeded+o.failed+o.pending {
 		bad = append(bad, fmt.Sprintf("offered %d ≠ succeeded %d + failed %d + pending %d", o.offered, o.succeeded, o.failed, o.pending))
 	}
-	if o := &e.out; o.attempts != o.firsts+o.retries || o.firsts != o.offered {
-		bad = append(bad, fmt.Sprintf("attempts %d ≠ requests %d + retries %d (first attempts %d)", o.attempts, o.offered, o.retries, o.firsts))
+	if o := &e.out; o.attempts != o.firsts+o.retries+o.hedges || o.firsts != o.offered {
+		bad = append(bad, fmt.Sprintf("attempts %d ≠ requests %d + retries %d + hedges %d (first attempts %d)", o.attempts, o.offered, o.retries, o.hedges, o.firsts))
 	}
 	e.out.warning = strings.Join(bad, "; ")
 }

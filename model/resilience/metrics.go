@@ -9,44 +9,54 @@ import (
 // The metric columns, in the order of metrics. Counts are of the requests arriving in [warmup, horizon) ("measured")
 // and of their attempts made before the horizon.
 var (
-	colOffered        = schema.Column{Name: "offered", Type: schema.Int64, Doc: "measured requests: arrivals in [warmup, horizon)"}
-	colSucceeded      = schema.Column{Name: "succeeded", Type: schema.Int64, Doc: "measured requests answered successfully before the horizon"}
-	colFailed         = schema.Column{Name: "failed", Type: schema.Int64, Doc: "measured requests that failed before the horizon: their last attempt failed and no retry was left or allowed"}
-	colPending        = schema.Column{Name: "pending", Type: schema.Int64, Doc: "measured requests with no final answer at the horizon"}
-	colGoodput        = schema.Column{Name: "goodput", Type: schema.Float64, Doc: "succeeded / offered: the share answered successfully (seed 004's goodput); null when nothing was offered"}
-	colGoodputRate    = schema.Column{Name: "goodput_rate", Type: schema.Float64, Unit: "requests/s", Doc: "succeeded / (horizon − warmup)"}
-	colAttempts       = schema.Column{Name: "attempts", Type: schema.Int64, Doc: "attempts the measured requests sent before the horizon: first attempts and retries"}
-	colRetries        = schema.Column{Name: "retries_sent", Type: schema.Int64, Doc: "retries sent (attempts after the first)"}
-	colAttemptsPerReq = schema.Column{Name: "attempts_per_request", Type: schema.Float64, Doc: "attempts / offered; null when nothing was offered"}
-	colAttemptRate    = schema.Column{Name: "attempt_rate", Type: schema.Float64, Unit: "attempts/s", Doc: "attempts / (horizon − warmup): the load the servers see, beside the retry fixed point's states"}
-	colTimeouts       = schema.Column{Name: "timeouts", Type: schema.Int64, Doc: "attempts the balancer timed out (504)"}
-	colErrors         = schema.Column{Name: "errors", Type: schema.Int64, Doc: "attempts answered 500: server errors, refused connections of a down server, work lost in a kill"}
-	colRejections     = schema.Column{Name: "rejections", Type: schema.Int64, Doc: "attempts answered 503 by a full queue (FIFO: the newcomer; LIFO: the oldest queued)"}
-	colDropped        = schema.Column{Name: "dropped", Type: schema.Int64, Doc: "attempts a server skipped because their timeout had passed (drop_expired)"}
-	colBudgetDenied   = schema.Column{Name: "budget_denied", Type: schema.Int64, Doc: "retries the retry budget refused (the request failed instead)"}
-	colMeanLatency    = schema.Column{Name: "mean_latency", Type: schema.Float64, Unit: ms, Doc: "mean latency (final answer − arrival, backoffs included) of the successful requests; exact; null when none"}
-	colP50Latency     = schema.Column{Name: "p50_latency", Type: schema.Float64, Unit: ms, Doc: "median latency of the successful requests, relative error ≤ 0.1% (DDSketch); null when none"}
-	colP95Latency     = schema.Column{Name: "p95_latency", Type: schema.Float64, Unit: ms, Doc: "95th percentile of the successful requests' latency; null when none"}
-	colP99Latency     = schema.Column{Name: "p99_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile of the successful requests' latency; null when none"}
-	colP50AllLatency  = schema.Column{Name: "p50_all_latency", Type: schema.Float64, Unit: ms, Doc: "median latency of every final answer, failures included; null when none"}
-	colP99AllLatency  = schema.Column{Name: "p99_all_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile latency of every final answer, failures included; null when none"}
-	colWastedWork     = schema.Column{Name: "wasted_work", Type: schema.Float64, Unit: ms, Doc: "worker time spent on the measured requests' attempts whose balancer had timed them out before their service ended (nobody waited for the answer)"}
-	colWastedFraction = schema.Column{Name: "wasted_fraction", Type: schema.Float64, Doc: "wasted_work / the worker time spent on the measured requests' attempts; null when none"}
-	colShares         = schema.Column{Name: "shares", Type: schema.Float64List, Doc: "element k: the fraction of the measured attempts the balancer sent to server k; null when there were none"}
-	colMeanInSystem   = schema.Column{Name: "mean_in_system", Type: schema.Float64, Unit: "requests", Doc: "L: the time-average number of requests in the system (arrived, no final answer) over [warmup, horizon)"}
-	colMeanTimeInSys  = schema.Column{Name: "mean_time_in_system", Type: schema.Float64, Unit: ms, Doc: "W: the measured requests' mean time in the system, counted up to the horizon for the pending ones, so that L ≈ (offered / window)·W (Little's law; exact but for the requests carried over from before warmup)"}
-	colPeakQueue      = schema.Column{Name: "peak_queue", Type: schema.Int64, Unit: "attempts", Doc: "the longest queue (waiting, not in service) at any server in [warmup, horizon)"}
-	colEvents         = schema.Column{Name: "events", Type: schema.Int64, Doc: "events simulated (arrivals, hops, completions, timeouts, backoffs, pauses, timeline changes), warm-up included"}
-	colWarning        = schema.Column{Name: "warning", Type: schema.String, Doc: "null when the run's books balance (Little's law over the window, offered = succeeded + failed + pending, attempts = offered + retries), else what does not"}
-	colTheoryPTimeout = schema.Column{Name: "theory_p_timeout", Type: schema.Float64, Doc: "probability that a first attempt times out at the offered load: the M/M/c sojourn tail at timeout − 2·hop (see theory_source); null elsewhere"}
-	colTheoryBlocking = schema.Column{Name: "theory_blocking", Type: schema.Float64, Doc: "M/M/c/K blocking probability of an attempt at a bounded queue, at the offered load; null elsewhere"}
-	colTheoryMean     = schema.Column{Name: "theory_mean_latency", Type: schema.Float64, Unit: ms, Doc: "mean latency of a successful request: four hops plus the M/M/c (M/M/c/K: admitted) mean sojourn; with no timeout, no errors and no retries (or none that can fire: an unbounded queue) only; null elsewhere"}
-	colTheoryP99      = schema.Column{Name: "theory_p99_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile of the successful requests' latency, as theory_mean_latency; null elsewhere"}
-	colTheoryHealthy  = schema.Column{Name: "theory_attempt_rate_healthy", Type: schema.Float64, Unit: "attempts/s", Doc: "the retry fixed point's smallest stable state x = λ·Σ_{i≤R} p(x)^i (the healthy state); null elsewhere"}
-	colTheoryMeta     = schema.Column{Name: "theory_attempt_rate_metastable", Type: schema.Float64, Unit: "attempts/s", Doc: "the retry fixed point's largest stable state when it has more than one (the metastable state; Bronson et al., HotOS 2021); null when the fixed point is unique or no theory applies"}
-	colTheorySource   = schema.Column{Name: "theory_source", Type: schema.String, Doc: "the formulas behind the theory columns; null where none applies"}
-	colTheoryPauseP99 = schema.Column{Name: "theory_p99_pause_bound", Type: schema.Float64, Unit: ms, Doc: "a lower bound on the p99 latency of all answers when a load-blind policy sends a share of the requests to servers with periodic pauses: an arrival there during a pause waits out its rest; null elsewhere"}
-	metrics           = schema.New(colOffered, colSucceeded, colFailed, colPending, colGoodput, colGoodputRate, colAttempts, colRetries, colAttemptsPerReq, colAttemptRate, colTimeouts, colErrors, colRejections, colDropped, colBudgetDenied, colMeanLatency, colP50Latency, colP95Latency, colP99Latency, colP50AllLatency, colP99AllLatency, colWastedWork, colWastedFraction, colShares, colMeanInSystem, colMeanTimeInSys, colPeakQueue, colEvents, colWarning, colTheoryPTimeout, colTheoryBlocking, colTheoryMean, colTheoryP99, colTheoryHealthy, colTheoryMeta, colTheoryPauseP99, colTheorySource)
+	colOffered          = schema.Column{Name: "offered", Type: schema.Int64, Doc: "measured requests: arrivals in [warmup, horizon)"}
+	colSucceeded        = schema.Column{Name: "succeeded", Type: schema.Int64, Doc: "measured requests answered successfully before the horizon"}
+	colFailed           = schema.Column{Name: "failed", Type: schema.Int64, Doc: "measured requests that failed before the horizon: their last attempt failed and no retry was left or allowed"}
+	colPending          = schema.Column{Name: "pending", Type: schema.Int64, Doc: "measured requests with no final answer at the horizon"}
+	colGoodput          = schema.Column{Name: "goodput", Type: schema.Float64, Doc: "succeeded / offered: the share answered successfully (seed 004's goodput); null when nothing was offered"}
+	colGoodputRate      = schema.Column{Name: "goodput_rate", Type: schema.Float64, Unit: "requests/s", Doc: "succeeded / (horizon − warmup)"}
+	colAttempts         = schema.Column{Name: "attempts", Type: schema.Int64, Doc: "attempts the measured requests sent before the horizon: first attempts and retries"}
+	colRetries          = schema.Column{Name: "retries_sent", Type: schema.Int64, Doc: "retries sent (attempts after the first)"}
+	colAttemptsPerReq   = schema.Column{Name: "attempts_per_request", Type: schema.Float64, Doc: "attempts / offered; null when nothing was offered"}
+	colAttemptRate      = schema.Column{Name: "attempt_rate", Type: schema.Float64, Unit: "attempts/s", Doc: "attempts / (horizon − warmup): the load the servers see, beside the retry fixed point's states"}
+	colTimeouts         = schema.Column{Name: "timeouts", Type: schema.Int64, Doc: "attempts the balancer timed out (504)"}
+	colErrors           = schema.Column{Name: "errors", Type: schema.Int64, Doc: "attempts answered 500: server errors, refused connections of a down server, work lost in a kill"}
+	colRejections       = schema.Column{Name: "rejections", Type: schema.Int64, Doc: "attempts answered 503 by a full queue (FIFO: the newcomer; LIFO: the oldest queued)"}
+	colDropped          = schema.Column{Name: "dropped", Type: schema.Int64, Doc: "attempts a server skipped because their timeout had passed (drop_expired)"}
+	colBudgetDenied     = schema.Column{Name: "budget_denied", Type: schema.Int64, Doc: "retries the retry budget refused (the request failed instead)"}
+	colHedges           = schema.Column{Name: "hedges", Type: schema.Int64, Doc: "hedge copies sent (counted in attempts, apart from retries_sent)"}
+	colHedgeRate        = schema.Column{Name: "hedge_rate", Type: schema.Float64, Doc: "hedges / offered: the extra attempts hedging costs per request; null when nothing was offered"}
+	colHedgeWins        = schema.Column{Name: "hedge_wins", Type: schema.Int64, Doc: "requests answered by a hedge copy (it succeeded first)"}
+	colHedgeDenied      = schema.Column{Name: "hedge_denied", Type: schema.Int64, Doc: "hedges the hedge budget refused"}
+	colHedgeSkipped     = schema.Column{Name: "hedges_skipped", Type: schema.Int64, Doc: "hedges' losers a server skipped because their cancel arrived while they were queued"}
+	colHedgeCut         = schema.Column{Name: "hedges_cut", Type: schema.Int64, Doc: "hedges' losers stopped in service by their cancel (hedge_cancel)"}
+	colMeanLatency      = schema.Column{Name: "mean_latency", Type: schema.Float64, Unit: ms, Doc: "mean latency (final answer − arrival, backoffs included) of the successful requests; exact; null when none"}
+	colP50Latency       = schema.Column{Name: "p50_latency", Type: schema.Float64, Unit: ms, Doc: "median latency of the successful requests, relative error ≤ 0.1% (DDSketch); null when none"}
+	colP95Latency       = schema.Column{Name: "p95_latency", Type: schema.Float64, Unit: ms, Doc: "95th percentile of the successful requests' latency; null when none"}
+	colP99Latency       = schema.Column{Name: "p99_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile of the successful requests' latency; null when none"}
+	colP50AllLatency    = schema.Column{Name: "p50_all_latency", Type: schema.Float64, Unit: ms, Doc: "median latency of every final answer, failures included; null when none"}
+	colP99AllLatency    = schema.Column{Name: "p99_all_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile latency of every final answer, failures included; null when none"}
+	colWastedWork       = schema.Column{Name: "wasted_work", Type: schema.Float64, Unit: ms, Doc: "worker time spent on the measured requests' attempts whose balancer had timed them out, or whose client had withdrawn them (a hedge's loser), before their service ended (nobody waited for the answer)"}
+	colWastedFraction   = schema.Column{Name: "wasted_fraction", Type: schema.Float64, Doc: "wasted_work / the worker time spent on the measured requests' attempts; null when none"}
+	colShares           = schema.Column{Name: "shares", Type: schema.Float64List, Doc: "element k: the fraction of the measured attempts the balancer sent to server k; null when there were none"}
+	colMeanInSystem     = schema.Column{Name: "mean_in_system", Type: schema.Float64, Unit: "requests", Doc: "L: the time-average number of requests in the system (arrived, no final answer) over [warmup, horizon)"}
+	colMeanTimeInSys    = schema.Column{Name: "mean_time_in_system", Type: schema.Float64, Unit: ms, Doc: "W: the measured requests' mean time in the system, counted up to the horizon for the pending ones, so that L ≈ (offered / window)·W (Little's law; exact but for the requests carried over from before warmup)"}
+	colPeakQueue        = schema.Column{Name: "peak_queue", Type: schema.Int64, Unit: "attempts", Doc: "the longest queue (waiting, not in service) at any server in [warmup, horizon)"}
+	colEvents           = schema.Column{Name: "events", Type: schema.Int64, Doc: "events simulated (arrivals, hops, completions, timeouts, backoffs, pauses, timeline changes), warm-up included"}
+	colWarning          = schema.Column{Name: "warning", Type: schema.String, Doc: "null when the run's books balance (Little's law over the window, offered = succeeded + failed + pending, attempts = offered + retries), else what does not"}
+	colTheoryPTimeout   = schema.Column{Name: "theory_p_timeout", Type: schema.Float64, Doc: "probability that a first attempt times out at the offered load: the M/M/c sojourn tail at timeout − 2·hop (see theory_source); null elsewhere"}
+	colTheoryBlocking   = schema.Column{Name: "theory_blocking", Type: schema.Float64, Doc: "M/M/c/K blocking probability of an attempt at a bounded queue, at the offered load; null elsewhere"}
+	colTheoryMean       = schema.Column{Name: "theory_mean_latency", Type: schema.Float64, Unit: ms, Doc: "mean latency of a successful request: four hops plus the M/M/c (M/M/c/K: admitted) mean sojourn; with no timeout, no errors and no retries (or none that can fire: an unbounded queue) only; null elsewhere"}
+	colTheoryP99        = schema.Column{Name: "theory_p99_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile of the successful requests' latency, as theory_mean_latency; null elsewhere"}
+	colTheoryHealthy    = schema.Column{Name: "theory_attempt_rate_healthy", Type: schema.Float64, Unit: "attempts/s", Doc: "the retry fixed point's smallest stable state x = λ·Σ_{i≤R} p(x)^i (the healthy state); null elsewhere"}
+	colTheoryMeta       = schema.Column{Name: "theory_attempt_rate_metastable", Type: schema.Float64, Unit: "attempts/s", Doc: "the retry fixed point's largest stable state when it has more than one (the metastable state; Bronson et al., HotOS 2021); null when the fixed point is unique or no theory applies"}
+	colTheoryHedgeDelay = schema.Column{Name: "theory_hedge_delay", Type: schema.Float64, Unit: ms, Doc: "the hedge delay H the hedging theory uses: hedge, or with hedge_quantile q its fixed point 4·hop + (the q-quantile of the service time); null elsewhere"}
+	colTheoryHedgeRate  = schema.Column{Name: "theory_hedge_rate", Type: schema.Float64, Doc: "hedged attempts per request with no queueing, P(4·hop + X > H); null elsewhere"}
+	colTheoryHedgeMean  = schema.Column{Name: "theory_hedge_mean_latency", Type: schema.Float64, Unit: ms, Doc: "mean hedged latency with no queueing, E[4·hop + min(X₁, H + X₂)]; null elsewhere"}
+	colTheoryHedgeP99   = schema.Column{Name: "theory_hedge_p99_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile of the hedged latency 4·hop + min(X₁, H + X₂) with no queueing; null elsewhere"}
+	colTheorySource     = schema.Column{Name: "theory_source", Type: schema.String, Doc: "the formulas behind the theory columns; null where none applies"}
+	colTheoryPauseP99   = schema.Column{Name: "theory_p99_pause_bound", Type: schema.Float64, Unit: ms, Doc: "a lower bound on the p99 latency of all answers when a load-blind policy sends a share of the requests to servers with periodic pauses: an arrival there during a pause waits out its rest; null elsewhere"}
+	metrics             = schema.New(colOffered, colSucceeded, colFailed, colPending, colGoodput, colGoodputRate, colAttempts, colRetries, colAttemptsPerReq, colAttemptRate, colTimeouts, colErrors, colRejections, colDropped, colBudgetDenied, colHedges, colHedgeRate, colHedgeWins, colHedgeDenied, colHedgeSkipped, colHedgeCut, colMeanLatency, colP50Latency, colP95Latency, colP99Latency, colP50AllLatency, colP99AllLatency, colWastedWork, colWastedFraction, colShares, colMeanInSystem, colMeanTimeInSys, colPeakQueue, colEvents, colWarning, colTheoryPTimeout, colTheoryBlocking, colTheoryMean, colTheoryP99, colTheoryHealthy, colTheoryMeta, colTheoryPauseP99, colTheoryHedgeDelay, colTheoryHedgeRate, colTheoryHedgeMean, colTheoryHedgeP99, colTheorySource)
 )
 
 // The time-series columns: one row per bin [time, time + bin).
@@ -60,13 +70,15 @@ var (
 	colSErrors     = schema.Column{Name: "errors", Type: schema.Int64, Doc: "attempts answered 500 at the balancer in the bin"}
 	colSRejections = schema.Column{Name: "rejections", Type: schema.Int64, Doc: "attempts answered 503 at the balancer in the bin"}
 	colSRetries    = schema.Column{Name: "retries_sent", Type: schema.Int64, Doc: "retries sent in the bin"}
+	colSHedges     = schema.Column{Name: "hedges", Type: schema.Int64, Doc: "hedge copies sent in the bin"}
+	colSHedgeDelay = schema.Column{Name: "hedge_delay", Type: schema.Float64, Unit: ms, Doc: "the hedge delay in effect at the bin's end (hedge_quantile: the running estimate); null with no hedging or no estimate yet"}
 	colSP50        = schema.Column{Name: "p50_latency", Type: schema.Float64, Unit: ms, Doc: "median latency of the requests answered successfully in the bin (exact, nearest rank); null when none"}
 	colSP95        = schema.Column{Name: "p95_latency", Type: schema.Float64, Unit: ms, Doc: "95th percentile, as p50_latency"}
 	colSP99        = schema.Column{Name: "p99_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile, as p50_latency"}
 	colSInFlight   = schema.Column{Name: "in_flight", Type: schema.Float64List, Doc: "element k: the time average over the bin of the attempts at server k (in service and queued), exact"}
 	colSQueue      = schema.Column{Name: "queued", Type: schema.Float64List, Doc: "element k: the time average over the bin of the attempts waiting in server k's queue, exact"}
 	colSInSystem   = schema.Column{Name: "in_system", Type: schema.Float64, Doc: "the time average over the bin of the requests in the system (arrived, no final answer), exact"}
-	seriesSchema   = schema.New(colTime, colSOffered, colSAttempts, colSSuccesses, colSFailures, colSTimeouts, colSErrors, colSRejections, colSRetries, colSP50, colSP95, colSP99, colSInFlight, colSQueue, colSInSystem)
+	seriesSchema   = schema.New(colTime, colSOffered, colSAttempts, colSSuccesses, colSFailures, colSTimeouts, colSErrors, colSRejections, colSRetries, colSHedges, colSHedgeDelay, colSP50, colSP95, colSP99, colSInFlight, colSQueue, colSInSystem)
 )
 
 // nullIfNaN is x as a cell, null when NaN.
@@ -96,6 +108,14 @@ func (o *outcome) set(row *schema.Builder, window float64) {
 	row.Set(colRejections, schema.Int(o.rejections))
 	row.Set(colDropped, schema.Int(o.dropped))
 	row.Set(colBudgetDenied, schema.Int(o.budgetDenied))
+	row.Set(colHedges, schema.Int(o.hedges))
+	if o.offered > 0 {
+		row.Set(colHedgeRate, schema.Float(float64(o.hedges)/float64(o.offered)))
+	}
+	row.Set(colHedgeWins, schema.Int(o.hedgeWins))
+	row.Set(colHedgeDenied, schema.Int(o.hedgeDenied))
+	row.Set(colHedgeSkipped, schema.Int(o.hedgeSkipped))
+	row.Set(colHedgeCut, schema.Int(o.hedgeCut))
 	row.Set(colMeanLatency, nullIfNaN(o.ok.Mean()))
 	row.Set(colP50Latency, nullIfNaN(o.ok.Quantile(0.5)))
 	row.Set(colP95Latency, nullIfNaN(o.ok.Quantile(0.95)))

@@ -101,6 +101,11 @@ const (
 	pBackoff
 	pJitter
 	pRetryBudget
+	pHedge
+	pHedgeQuantile
+	pHedgeWindow
+	pHedgeCancel
+	pHedgeBudget
 	pTimeline
 	pHorizon
 	pWarmup
@@ -239,25 +244,30 @@ var params = append([]model.Param{
 			fGCPhase:   {Name: "gc_phase", Kind: model.Float, Optional: true, Unit: ms, Doc: "start of the first pause, ≥ 0 (default gc_every)"},
 			fActive:    {Name: "active", Kind: model.Bool, Optional: true, Doc: "false: the class's servers stay out of the fleet until a timeline add (default true)"},
 		}},
-	pWorkers:      {Name: "workers", Kind: model.Int, Default: model.IntValue(1), Doc: "attempts each server serves at once, for the classes that set none, 1 ≤ workers ≤ 10^5 (default 1)"},
-	pQueue:        {Name: "queue", Kind: model.Int, Optional: true, Doc: "attempts a server holds waiting behind its workers, 0 ≤ queue ≤ 10^9 (null: unbounded); a full queue sheds by the discipline"},
-	pDiscipline:   {Name: "discipline", Kind: model.Enum, Choices: disciplineChoices, Default: model.IntValue(FIFO), Doc: "queue discipline: fifo (a full queue answers 503 at once) or lifo (newest served first; a full queue drops its oldest with a 503)"},
-	pDropExpired:  {Name: "drop_expired", Kind: model.Bool, Default: model.BoolValue(false), Doc: "a server skips a queued attempt whose balancer timeout has passed (deadline propagation), instead of serving it"},
-	pService:      {Name: "service", Kind: model.Enum, Choices: serviceChoices, Default: model.IntValue(Exponential), Doc: "service-work law: constant, exponential (default) or lognormal with coefficient of variation cv"},
-	pMean:         {Name: "mean", Kind: model.Float, Unit: ms, Default: model.FloatValue(20), Doc: "mean service work at speed 1, > 0 (default 20)"},
-	pCV:           {Name: "cv", Kind: model.Float, Optional: true, Doc: "lognormal service: coefficient of variation, 0 ≤ cv ≤ 100 (null: 1); only with service = lognormal"},
-	pErrorRate:    {Name: "error_rate", Kind: model.Float, Default: model.FloatValue(0), Doc: "fraction of attempts answered with a 500 for the classes that set none, 0 ≤ error_rate ≤ 1 (default 0)"},
-	pErrorLatency: {Name: "error_latency", Kind: model.Float, Unit: ms, Optional: true, Doc: "mean work of a 500 at speed 1, > 0 (null: mean: failing takes as long as succeeding)"},
-	pRate:         {Name: "rate", Kind: model.Float, Unit: "requests/s", Optional: true, Doc: "open loop: Poisson arrival rate of requests, ≥ 10^-6; rate·horizon ≤ 10^8 (over the timeline's rate changes too); exactly one of rate and users"},
-	pUsers:        {Name: "users", Kind: model.Int, Optional: true, Doc: "closed loop: users, each waiting for its request's final answer and then thinking, 1 ≤ users ≤ 10^6; exactly one of rate and users"},
-	pThink:        {Name: "think", Kind: model.Float, Unit: ms, Optional: true, Doc: "closed loop: mean exponential think time, ≥ 0 (> 0 when hop = 0); required with users"},
-	pHop:          {Name: "hop", Kind: model.Float, Unit: ms, Default: model.FloatValue(5), Doc: "time of one network leg (client → balancer, balancer → server and back), ≥ 0 (default 5, as seed 004)"},
-	pHopLaw:       {Name: "hop_law", Kind: model.Enum, Choices: hopChoices, Default: model.IntValue(HopConstant), Doc: "law of a leg's time: constant (default) or exponential with mean hop"},
-	pTimeout:      {Name: "timeout", Kind: model.Float, Unit: ms, Optional: true, Doc: "per-attempt timeout at the balancer (it answers 504), > 0 (null: none)"},
-	pRetries:      {Name: "retries", Kind: model.Int, Default: model.IntValue(0), Doc: "retries of a failed (500, 503, 504) request at the client, 0 ≤ retries ≤ 100 (default 0)"},
-	pBackoff:      {Name: "backoff", Kind: model.Float, Unit: ms, Default: model.FloatValue(10), Doc: "backoff base: the i-th retry waits base·2^(i−1), capped at 10 s, ≥ 0 (default 10)"},
-	pJitter:       {Name: "jitter", Kind: model.Enum, Choices: jitterChoices, Default: model.IntValue(JitterFull), Doc: "full: wait uniform in [0, backoff] (Brooker 2015; default); none: wait the backoff"},
-	pRetryBudget:  {Name: "retry_budget", Kind: model.Float, Optional: true, Doc: "retry budget: tokens each request deposits, a retry spends one, the bucket holds max(10, 100·b); 0 < b ≤ 10 (null: no budget)"},
+	pWorkers:       {Name: "workers", Kind: model.Int, Default: model.IntValue(1), Doc: "attempts each server serves at once, for the classes that set none, 1 ≤ workers ≤ 10^5 (default 1)"},
+	pQueue:         {Name: "queue", Kind: model.Int, Optional: true, Doc: "attempts a server holds waiting behind its workers, 0 ≤ queue ≤ 10^9 (null: unbounded); a full queue sheds by the discipline"},
+	pDiscipline:    {Name: "discipline", Kind: model.Enum, Choices: disciplineChoices, Default: model.IntValue(FIFO), Doc: "queue discipline: fifo (a full queue answers 503 at once) or lifo (newest served first; a full queue drops its oldest with a 503)"},
+	pDropExpired:   {Name: "drop_expired", Kind: model.Bool, Default: model.BoolValue(false), Doc: "a server skips a queued attempt whose balancer timeout has passed (deadline propagation), instead of serving it"},
+	pService:       {Name: "service", Kind: model.Enum, Choices: serviceChoices, Default: model.IntValue(Exponential), Doc: "service-work law: constant, exponential (default) or lognormal with coefficient of variation cv"},
+	pMean:          {Name: "mean", Kind: model.Float, Unit: ms, Default: model.FloatValue(20), Doc: "mean service work at speed 1, > 0 (default 20)"},
+	pCV:            {Name: "cv", Kind: model.Float, Optional: true, Doc: "lognormal service: coefficient of variation, 0 ≤ cv ≤ 100 (null: 1); only with service = lognormal"},
+	pErrorRate:     {Name: "error_rate", Kind: model.Float, Default: model.FloatValue(0), Doc: "fraction of attempts answered with a 500 for the classes that set none, 0 ≤ error_rate ≤ 1 (default 0)"},
+	pErrorLatency:  {Name: "error_latency", Kind: model.Float, Unit: ms, Optional: true, Doc: "mean work of a 500 at speed 1, > 0 (null: mean: failing takes as long as succeeding)"},
+	pRate:          {Name: "rate", Kind: model.Float, Unit: "requests/s", Optional: true, Doc: "open loop: Poisson arrival rate of requests, ≥ 10^-6; rate·horizon ≤ 10^8 (over the timeline's rate changes too); exactly one of rate and users"},
+	pUsers:         {Name: "users", Kind: model.Int, Optional: true, Doc: "closed loop: users, each waiting for its request's final answer and then thinking, 1 ≤ users ≤ 10^6; exactly one of rate and users"},
+	pThink:         {Name: "think", Kind: model.Float, Unit: ms, Optional: true, Doc: "closed loop: mean exponential think time, ≥ 0 (> 0 when hop = 0); required with users"},
+	pHop:           {Name: "hop", Kind: model.Float, Unit: ms, Default: model.FloatValue(5), Doc: "time of one network leg (client → balancer, balancer → server and back), ≥ 0 (default 5, as seed 004)"},
+	pHopLaw:        {Name: "hop_law", Kind: model.Enum, Choices: hopChoices, Default: model.IntValue(HopConstant), Doc: "law of a leg's time: constant (default) or exponential with mean hop"},
+	pTimeout:       {Name: "timeout", Kind: model.Float, Unit: ms, Optional: true, Doc: "per-attempt timeout at the balancer (it answers 504), > 0 (null: none)"},
+	pRetries:       {Name: "retries", Kind: model.Int, Default: model.IntValue(0), Doc: "retries of a failed (500, 503, 504) request at the client, 0 ≤ retries ≤ 100 (default 0)"},
+	pBackoff:       {Name: "backoff", Kind: model.Float, Unit: ms, Default: model.FloatValue(10), Doc: "backoff base: the i-th retry waits base·2^(i−1), capped at 10 s, ≥ 0 (default 10)"},
+	pJitter:        {Name: "jitter", Kind: model.Enum, Choices: jitterChoices, Default: model.IntValue(JitterFull), Doc: "full: wait uniform in [0, backoff] (Brooker 2015; default); none: wait the backoff"},
+	pRetryBudget:   {Name: "retry_budget", Kind: model.Float, Optional: true, Doc: "retry budget: tokens each request deposits, a retry spends one, the bucket holds max(10, 100·b); 0 < b ≤ 10 (null: no budget)"},
+	pHedge:         {Name: "hedge", Kind: model.Float, Unit: ms, Optional: true, Doc: "hedging: an attempt with no answer this long after the client sent it gets one copy sent to another server, the first success answers the request, > 0; with hedge_quantile, the delay until the first window's estimate (null: no hedging, or none until then)"},
+	pHedgeQuantile: {Name: "hedge_quantile", Kind: model.Float, Optional: true, Doc: "hedging at a running quantile: the delay is the q-quantile of the attempts' client-side round trips (successes) over the last whole hedge_window, 0 < q < 1 (e.g. 0.95: Dean & Barroso's p95; null: a fixed hedge)"},
+	pHedgeWindow:   {Name: "hedge_window", Kind: model.Float, Unit: ms, Default: model.FloatValue(1000), Doc: "hedge_quantile's window: the estimate is renewed from each whole window's latencies, > 0 (default 1000)"},
+	pHedgeCancel:   {Name: "hedge_cancel", Kind: model.Bool, Default: model.BoolValue(false), Doc: "a hedge's loser is cancelled in service too (its worker freed when the cancel arrives), not only skipped while queued (seed 004: queued only; default false)"},
+	pHedgeBudget:   {Name: "hedge_budget", Kind: model.Float, Optional: true, Doc: "hedge budget: a token bucket as retry_budget's, its own: each request deposits b tokens, a hedge spends one, it holds max(10, 100·b); 0 < b ≤ 10 (null: hedges unbudgeted, as seed 004)"},
 	pTimeline: {Name: "timeline", Kind: model.Records, Optional: true, Twin: true, Doc: "fault timeline, e.g. [{at = 5000, server = 2, action = \"slow\", factor = 0.25}, {at = 6500, server = 2, action = \"restore\"}]; server omitted: every server. A twin parameter: left out of the run seed, so a run with one more change draws the same numbers until it",
 		Fields: []model.Param{
 			tAt:       {Name: "at", Kind: model.Float, Unit: ms, Doc: "when, 0 ≤ at < horizon"},

@@ -2,6 +2,7 @@ package resilience
 
 import (
 	"context"
+	"math"
 
 	"lbsweep/model"
 	"lbsweep/results/schema"
@@ -46,6 +47,10 @@ func (Model) run(ctx context.Context, p model.Point, seed model.Seed, series boo
 		r.Set(colSErrors, schema.Int(s.counts.errors))
 		r.Set(colSRejections, schema.Int(s.counts.rejections))
 		r.Set(colSRetries, schema.Int(s.counts.retries))
+		r.Set(colSHedges, schema.Int(s.counts.hedges))
+		if d := s.counts.hedgeDelay; !math.IsNaN(d) && !math.IsInf(d, 1) {
+			r.Set(colSHedgeDelay, schema.Float(d))
+		}
 		r.Set(colSP50, nullIfNaN(s.p[0]))
 		r.Set(colSP95, nullIfNaN(s.p[1]))
 		r.Set(colSP99, nullIfNaN(s.p[2]))

@@ -15,6 +15,7 @@ const (
 	SourceMMcK      = "random dispatch splits Poisson arrivals: each server M/M/c/K (K = workers + queue), blocking π_K, admitted sojourn law"
 	SourceTimeout   = "timeout: P(sojourn > timeout − 2·hop) at the offered load"
 	SourceRetry     = "retry fixed point x = λ·Σ_{i≤R} p(x)^i over M/M/c (M/M/c/K: rejections retried too), budget caps retries at b per request; stable roots: healthy, metastable (analytic.RetryFixedPoints)"
+	SourceHedge     = "hedging with no queueing: T = 4·hop + min(X₁, H + X₂) with X₁, X₂ independent service times, hedged when 4·hop + X₁ > H (analytic.Hedged); hedge_quantile q: H at its fixed point 4·hop + (q-quantile of X), hedging 1 − q; an approximation under load (queueing adds to and correlates the X's, and the copies add load)"
 	SourcePauseP99  = "pause bound: a load-blind share f of requests reaches servers pausing P every G; one landing in a pause waits its rest, and every answer takes its own service, so P(latency > 4·hop + x) ≥ L(x) (analytic.VacationSojournQuantileBound)"
 	sourceSeparator = "; "
 )
@@ -73,10 +74,13 @@ func (Model) Theory(p model.Point) model.Theory {
 	tr := policyConfig(p).Traits(ps)
 	cells := map[schema.Column]schema.Cell{}
 	var sources []string
-	if q, ok := lawOf(c, tr); ok {
+	if q, ok := lawOf(c, tr); ok && !c.hedging() {
 		sources = append(sources, theoryLaw(c, q, cells)...)
 	}
-	if s := theoryPause(c, tr, ps, cells); s != "" {
+	if s := theoryPause(c, tr, ps, cells); s != "" && !c.hedging() {
+		sources = append(sources, s)
+	}
+	if s := theoryHedge(c, cells); s != "" {
 		sources = append(sources, s)
 	}
 	if len(sources) == 0 {
@@ -163,6 +167,37 @@ func theoryLaw(c config, q queueLaw, cells map[schema.Column]schema.Cell) []stri
 		set(colTheoryMeta, st[len(st)-1].Load*perSecond)
 	}
 	return append(sources, SourceRetry)
+}
+
+// theoryHedge fills the hedging columns when a point hedges over alike servers (every class active, one speed, no
+// errors, no pauses) with constant hops, exponential or lognormal service and no timeout, and returns their source.
+func theoryHedge(c config, cells map[schema.Column]schema.Cell) string {
+	if !c.hedging() || c.hopLaw != HopConstant || !math.IsInf(c.timeout, 1) || c.service == Constant {
+		return ""
+	}
+	first := c.classes[0]
+	for _, cl := range c.classes {
+		if !cl.active || cl.speed != first.speed || cl.errorRate != 0 || cl.gcEvery > 0 {
+			return ""
+		}
+	}
+	mean := c.mean / first.speed
+	s := analytic.ExponentialSurvival(mean)
+	if c.service == Lognormal {
+		s = analytic.LognormalSurvival(mean, math.Sqrt(math.Expm1(c.sigma*c.sigma)))
+	}
+	base := 4 * c.hop
+	d := analytic.Hedged{Base: base, H: c.hedge, S: s}
+	if c.hedgeQ > 0 {
+		d.H = base + analytic.Hedged{Base: 0, H: math.Inf(1), S: s}.Quantile(c.hedgeQ)
+	}
+	for col, x := range map[schema.Column]float64{colTheoryHedgeDelay: d.H, colTheoryHedgeRate: d.HedgeRate(),
+		colTheoryHedgeMean: d.Mean(), colTheoryHedgeP99: d.Quantile(0.99)} {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			cells[col] = schema.Float(x)
+		}
+	}
+	return SourceHedge
 }
 
 // theoryPause fills theory_p99_pause_bound when a load-blind policy (tr.Split) sends a fixed share of the requests to
