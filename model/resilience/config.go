@@ -126,7 +126,10 @@ func configOf(p model.Point) config {
 	if p[pRetryBudget].Valid {
 		c.budget = p[pRetryBudget].F
 	}
-	c.hedge, c.hedgeWindow, c.hedgeCancel = math.Inf(1), p[pHedgeWindow].F, p[pHedgeCancel].B
+	c.hedge, c.hedgeWindow, c.hedgeCancel = math.Inf(1), 1000, p[pHedgeCancel].Valid && p[pHedgeCancel].B
+	if p[pHedgeWindow].Valid {
+		c.hedgeWindow = p[pHedgeWindow].F
+	}
 	if p[pHedge].Valid {
 		c.hedge = p[pHedge].F
 	}
@@ -301,7 +304,9 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 		return nil, bad("hedge_budget", "%v: need 0 < hedge_budget ≤ 10 tokens per request", p[pHedgeBudget].F)
 	case p[pHedgeBudget].Valid && !p[pHedge].Valid && !p[pHedgeQuantile].Valid:
 		return nil, bad("hedge_budget", "given with no hedging: set hedge (ms) or hedge_quantile")
-	case p[pHedgeCancel].B && !p[pHedge].Valid && !p[pHedgeQuantile].Valid:
+	case p[pHedgeWindow].Valid && !p[pHedgeQuantile].Valid:
+		return nil, bad("hedge_window", "given with no hedge_quantile: the window is the running quantile's")
+	case p[pHedgeCancel].Valid && p[pHedgeCancel].B && !p[pHedge].Valid && !p[pHedgeQuantile].Valid:
 		return nil, bad("hedge_cancel", "true with no hedging: set hedge (ms) or hedge_quantile")
 	case p[pRate].Valid == p[pUsers].Valid:
 		return nil, bad("rate", "give exactly one of rate (open loop, requests/s) and users (closed loop)")
