@@ -38,3 +38,48 @@ queue = ["null", 8]
 		t.Errorf("hop = [\"null\", 2.0]: %v, want an error at null.toml:10 naming sweep.hop, not optional", err)
 	}
 }
+
+// An axis value may be a table { value = v, param = value, ... } bundling other parameters with it, for any parameter
+// that is not a list of tables (an enum's is { name = choice, ... }): hedge = ["null", { value = 10.0, hedge_cancel =
+// true }] is no hedging, then hedging at 10 ms with cancellation. value may be "null"; a table with no value, a key
+// that is no parameter, or a bad value is an error naming the axis and element.
+func TestBundledAxisValue(t *testing.T) {
+	const spec = `name = "bundle"
+model = "resilience"
+seed = 1
+[params]
+servers = [{ count = 2 }]
+rate = 10.0
+horizon = 1000.0
+policy = "least_outstanding"
+[sweep]
+hedge = ["null", { value = 10.0, hedge_cancel = true }, { value = "null", hedge_quantile = 0.95 }]
+`
+	s, err := parseNoPanic(t, "bundle.toml", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"", "hedge=10,hedge_cancel=true", "hedge_quantile=0.95"}
+	for i, w := range want {
+		k := pointKey(s, i)
+		for _, name := range []string{"hedge=", "hedge_cancel=", "hedge_quantile="} {
+			if strings.Contains(k, name) != strings.Contains(w, name) {
+				t.Errorf("point %d's key %q: want the settings %q", i, k, w)
+			}
+		}
+		if w != "" && !strings.Contains(k, w) {
+			t.Errorf("point %d's key %q does not hold %q", i, k, w)
+		}
+	}
+	for _, c := range []struct{ axis, want string }{
+		{`hedge = [{ hedge_cancel = true }]`, "needs value"},
+		{`hedge = [{ value = 10.0, nosuch = 1 }]`, "not another parameter"},
+		{`hedge = [{ value = "ten" }]`, "element 1"},
+		{`hop = [{ value = "null" }]`, "not optional"},
+	} {
+		_, err := parseNoPanic(t, "bundle.toml", strings.Replace(spec, `hedge = ["null", { value = 10.0, hedge_cancel = true }, { value = "null", hedge_quantile = 0.95 }]`, c.axis, 1))
+		if err == nil || !strings.Contains(err.Error(), "bundle.toml") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error naming bundle.toml and %q", c.axis, err, c.want)
+		}
+	}
+}

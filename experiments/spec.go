@@ -503,21 +503,37 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-// choiceSetting decodes an axis value of a choice (enum) parameter written as a table { name = choice, param = value,
-// ... }: the choice together with other parameters that go with it (e.g. { name = "threshold", threshold = 10 } on a
-// scheme axis), so one axis can hold variants that differ in more than one parameter.
+// choiceSetting decodes an axis value written as a table: for a choice (enum) parameter { name = choice, param =
+// value, ... }, for any other { value = v, param = value, ... } (v may be "null" for an optional parameter): the
+// axis's value together with other parameters that go with it (e.g. { name = "threshold", threshold = 10 } on a
+// scheme axis, { value = 10.0, hedge_cancel = true } on a hedge axis), so one axis can hold variants that differ in
+// more than one parameter.
 func choiceSetting(ps []model.Param, i int, tbl map[string]any) (Setting, string) {
-	name, ok := tbl["name"]
-	if !ok {
-		return nil, fmt.Sprintf("a %s table needs name = \"...\" (choices: %s)", ps[i].Name, strings.Join(ps[i].Choices, ", "))
+	head := "value"
+	if ps[i].Kind == model.Enum {
+		head = "name"
 	}
-	val, msg := value(ps[i], name)
-	if msg != "" {
-		return nil, msg
+	name, ok := tbl[head]
+	if !ok {
+		if head == "name" {
+			return nil, fmt.Sprintf("a %s table needs name = \"...\" (choices: %s)", ps[i].Name, strings.Join(ps[i].Choices, ", "))
+		}
+		return nil, fmt.Sprintf("a %s table needs value = ... (the axis's value; the other keys set parameters that go with it)", ps[i].Name)
+	}
+	var val model.Value
+	if str, isStr := name.(string); isStr && str == "null" && head == "value" {
+		if !ps[i].Optional {
+			return nil, fmt.Sprintf("\"null\" leaves a parameter unset, but %s is not optional", ps[i].Name)
+		}
+	} else {
+		var msg string
+		if val, msg = value(ps[i], name); msg != "" {
+			return nil, msg
+		}
 	}
 	set := Setting{{Param: i, Value: val}}
 	for _, k := range sortedKeys(tbl) {
-		if k == "name" {
+		if k == head {
 			continue
 		}
 		j := model.Index(ps, k)
@@ -651,7 +667,7 @@ func (d *decoder) sweep(s *Spec, raw map[string]any, md toml.MetaData) error {
 					ax.Values = append(ax.Values, Setting{{Param: i, Value: model.Value{}}})
 					continue
 				}
-				if tbl, isTable := e.(map[string]any); isTable && ps[i].Kind == model.Enum {
+				if tbl, isTable := e.(map[string]any); isTable && ps[i].Kind != model.Records {
 					set, msg := choiceSetting(ps, i, tbl)
 					if msg != "" {
 						return d.errf("sweep", -1, key, "element %d: %s", j+1, msg)

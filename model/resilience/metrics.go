@@ -37,7 +37,8 @@ var (
 	colP50AllLatency    = schema.Column{Name: "p50_all_latency", Type: schema.Float64, Unit: ms, Doc: "median latency of every final answer, failures included; null when none"}
 	colP99AllLatency    = schema.Column{Name: "p99_all_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile latency of every final answer, failures included; null when none"}
 	colWastedWork       = schema.Column{Name: "wasted_work", Type: schema.Float64, Unit: ms, Doc: "worker time spent on the measured requests' attempts whose balancer had timed them out, or whose client had withdrawn them (a hedge's loser), before their service ended (nobody waited for the answer)"}
-	colWastedFraction   = schema.Column{Name: "wasted_fraction", Type: schema.Float64, Doc: "wasted_work / the worker time spent on the measured requests' attempts; null when none"}
+	colWorkPerRequest = schema.Column{Name: "work_per_request", Type: schema.Float64, Unit: ms, Doc: "worker time spent on the measured requests' attempts (copies, retries and wasted work included) per offered request; null when nothing was offered"}
+	colWastedFraction = schema.Column{Name: "wasted_fraction", Type: schema.Float64, Doc: "wasted_work / the worker time spent on the measured requests' attempts; null when none"}
 	colShares           = schema.Column{Name: "shares", Type: schema.Float64List, Doc: "element k: the fraction of the measured attempts the balancer sent to server k; null when there were none"}
 	colMeanInSystem     = schema.Column{Name: "mean_in_system", Type: schema.Float64, Unit: "requests", Doc: "L: the time-average number of requests in the system (arrived, no final answer) over [warmup, horizon)"}
 	colMeanTimeInSys    = schema.Column{Name: "mean_time_in_system", Type: schema.Float64, Unit: ms, Doc: "W: the measured requests' mean time in the system, counted up to the horizon for the pending ones, so that L ≈ (offered / window)·W (Little's law; exact but for the requests carried over from before warmup)"}
@@ -56,7 +57,7 @@ var (
 	colTheoryHedgeP99   = schema.Column{Name: "theory_hedge_p99_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile of the hedged latency 4·hop + min(X₁, H + X₂) with no queueing; null elsewhere"}
 	colTheorySource     = schema.Column{Name: "theory_source", Type: schema.String, Doc: "the formulas behind the theory columns; null where none applies"}
 	colTheoryPauseP99   = schema.Column{Name: "theory_p99_pause_bound", Type: schema.Float64, Unit: ms, Doc: "a lower bound on the p99 latency of all answers when a load-blind policy sends a share of the requests to servers with periodic pauses: an arrival there during a pause waits out its rest; null elsewhere"}
-	metrics             = schema.New(colOffered, colSucceeded, colFailed, colPending, colGoodput, colGoodputRate, colAttempts, colRetries, colAttemptsPerReq, colAttemptRate, colTimeouts, colErrors, colRejections, colDropped, colBudgetDenied, colHedges, colHedgeRate, colHedgeWins, colHedgeDenied, colHedgeSkipped, colHedgeCut, colMeanLatency, colP50Latency, colP95Latency, colP99Latency, colP50AllLatency, colP99AllLatency, colWastedWork, colWastedFraction, colShares, colMeanInSystem, colMeanTimeInSys, colPeakQueue, colEvents, colWarning, colTheoryPTimeout, colTheoryBlocking, colTheoryMean, colTheoryP99, colTheoryHealthy, colTheoryMeta, colTheoryPauseP99, colTheoryHedgeDelay, colTheoryHedgeRate, colTheoryHedgeMean, colTheoryHedgeP99, colTheorySource)
+	metrics             = schema.New(colOffered, colSucceeded, colFailed, colPending, colGoodput, colGoodputRate, colAttempts, colRetries, colAttemptsPerReq, colAttemptRate, colTimeouts, colErrors, colRejections, colDropped, colBudgetDenied, colHedges, colHedgeRate, colHedgeWins, colHedgeDenied, colHedgeSkipped, colHedgeCut, colMeanLatency, colP50Latency, colP95Latency, colP99Latency, colP50AllLatency, colP99AllLatency, colWastedWork, colWorkPerRequest, colWastedFraction, colShares, colMeanInSystem, colMeanTimeInSys, colPeakQueue, colEvents, colWarning, colTheoryPTimeout, colTheoryBlocking, colTheoryMean, colTheoryP99, colTheoryHealthy, colTheoryMeta, colTheoryPauseP99, colTheoryHedgeDelay, colTheoryHedgeRate, colTheoryHedgeMean, colTheoryHedgeP99, colTheorySource)
 )
 
 // The time-series columns: one row per bin [time, time + bin).
@@ -123,6 +124,9 @@ func (o *outcome) set(row *schema.Builder, window float64) {
 	row.Set(colP50AllLatency, nullIfNaN(o.all.Quantile(0.5)))
 	row.Set(colP99AllLatency, nullIfNaN(o.all.Quantile(0.99)))
 	row.Set(colWastedWork, schema.Float(o.wasted))
+	if o.offered > 0 {
+		row.Set(colWorkPerRequest, schema.Float(o.busy/float64(o.offered)))
+	}
 	if o.busy > 0 {
 		row.Set(colWastedFraction, schema.Float(o.wasted/o.busy))
 	}
