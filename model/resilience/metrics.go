@@ -24,6 +24,9 @@ var (
 	colRejections     = schema.Column{Name: "rejections", Type: schema.Int64, Doc: "attempts answered 503 by a full queue (FIFO: the newcomer; LIFO: the oldest queued)"}
 	colDropped        = schema.Column{Name: "dropped", Type: schema.Int64, Doc: "attempts a server skipped because their timeout had passed (drop_expired)"}
 	colBudgetDenied   = schema.Column{Name: "budget_denied", Type: schema.Int64, Doc: "retries the retry budget refused (the request failed instead)"}
+	colBreakerOpens   = schema.Column{Name: "breaker_opens", Type: schema.Int64, Doc: "times a circuit breaker opened in [warmup, horizon), summed over the servers: closed → open and half-open → open (a failed probe); null without breakers (cb_threshold)"}
+	colBreakerCloses  = schema.Column{Name: "breaker_closes", Type: schema.Int64, Doc: "times a circuit breaker closed in [warmup, horizon) (every probe of a half-open breaker succeeded), summed over the servers; null without breakers"}
+	colBreakerOpenFr  = schema.Column{Name: "breaker_open_fraction", Type: schema.Float64List, Doc: "element k: the fraction of [warmup, horizon) server k's breaker was open (barred; half-open time not included); null without breakers"}
 	colMeanLatency    = schema.Column{Name: "mean_latency", Type: schema.Float64, Unit: ms, Doc: "mean latency (final answer − arrival, backoffs included) of the successful requests; exact; null when none"}
 	colP50Latency     = schema.Column{Name: "p50_latency", Type: schema.Float64, Unit: ms, Doc: "median latency of the successful requests, relative error ≤ 0.1% (DDSketch); null when none"}
 	colP95Latency     = schema.Column{Name: "p95_latency", Type: schema.Float64, Unit: ms, Doc: "95th percentile of the successful requests' latency; null when none"}
@@ -46,7 +49,7 @@ var (
 	colTheoryMeta     = schema.Column{Name: "theory_attempt_rate_metastable", Type: schema.Float64, Unit: "attempts/s", Doc: "the retry fixed point's largest stable state when it has more than one (the metastable state; Bronson et al., HotOS 2021); null when the fixed point is unique or no theory applies"}
 	colTheorySource   = schema.Column{Name: "theory_source", Type: schema.String, Doc: "the formulas behind the theory columns; null where none applies"}
 	colTheoryPauseP99 = schema.Column{Name: "theory_p99_pause_bound", Type: schema.Float64, Unit: ms, Doc: "a lower bound on the p99 latency of all answers when a load-blind policy sends a share of the requests to servers with periodic pauses: an arrival there during a pause waits out its rest; null elsewhere"}
-	metrics           = schema.New(colOffered, colSucceeded, colFailed, colPending, colGoodput, colGoodputRate, colAttempts, colRetries, colAttemptsPerReq, colAttemptRate, colTimeouts, colErrors, colRejections, colDropped, colBudgetDenied, colMeanLatency, colP50Latency, colP95Latency, colP99Latency, colP50AllLatency, colP99AllLatency, colWastedWork, colWastedFraction, colShares, colMeanInSystem, colMeanTimeInSys, colPeakQueue, colEvents, colWarning, colTheoryPTimeout, colTheoryBlocking, colTheoryMean, colTheoryP99, colTheoryHealthy, colTheoryMeta, colTheoryPauseP99, colTheorySource)
+	metrics           = schema.New(colOffered, colSucceeded, colFailed, colPending, colGoodput, colGoodputRate, colAttempts, colRetries, colAttemptsPerReq, colAttemptRate, colTimeouts, colErrors, colRejections, colDropped, colBudgetDenied, colBreakerOpens, colBreakerCloses, colBreakerOpenFr, colMeanLatency, colP50Latency, colP95Latency, colP99Latency, colP50AllLatency, colP99AllLatency, colWastedWork, colWastedFraction, colShares, colMeanInSystem, colMeanTimeInSys, colPeakQueue, colEvents, colWarning, colTheoryPTimeout, colTheoryBlocking, colTheoryMean, colTheoryP99, colTheoryHealthy, colTheoryMeta, colTheoryPauseP99, colTheorySource)
 )
 
 // The time-series columns: one row per bin [time, time + bin).
@@ -66,7 +69,10 @@ var (
 	colSInFlight   = schema.Column{Name: "in_flight", Type: schema.Float64List, Doc: "element k: the time average over the bin of the attempts at server k (in service and queued), exact"}
 	colSQueue      = schema.Column{Name: "queued", Type: schema.Float64List, Doc: "element k: the time average over the bin of the attempts waiting in server k's queue, exact"}
 	colSInSystem   = schema.Column{Name: "in_system", Type: schema.Float64, Doc: "the time average over the bin of the requests in the system (arrived, no final answer), exact"}
-	seriesSchema   = schema.New(colTime, colSOffered, colSAttempts, colSSuccesses, colSFailures, colSTimeouts, colSErrors, colSRejections, colSRetries, colSP50, colSP95, colSP99, colSInFlight, colSQueue, colSInSystem)
+	colSSent       = schema.Column{Name: "sent", Type: schema.Float64List, Doc: "element k: the attempts the balancer sent to server k in the bin (a count)"}
+	colSBreakerOp  = schema.Column{Name: "breaker_open", Type: schema.Float64List, Doc: "element k: the fraction of the bin server k's circuit breaker was open, exact (1: open throughout; a re-open within the bin shows as a fraction); null without breakers"}
+	colSBreakerHf  = schema.Column{Name: "breaker_half_open", Type: schema.Float64List, Doc: "element k: the fraction of the bin server k's breaker was half-open, exact (closed is 1 − breaker_open − breaker_half_open); null without breakers"}
+	seriesSchema   = schema.New(colTime, colSOffered, colSAttempts, colSSuccesses, colSFailures, colSTimeouts, colSErrors, colSRejections, colSRetries, colSP50, colSP95, colSP99, colSInFlight, colSQueue, colSInSystem, colSSent, colSBreakerOp, colSBreakerHf)
 )
 
 // nullIfNaN is x as a cell, null when NaN.
@@ -96,6 +102,11 @@ func (o *outcome) set(row *schema.Builder, window float64) {
 	row.Set(colRejections, schema.Int(o.rejections))
 	row.Set(colDropped, schema.Int(o.dropped))
 	row.Set(colBudgetDenied, schema.Int(o.budgetDenied))
+	if o.cbOpenFraction != nil {
+		row.Set(colBreakerOpens, schema.Int(o.cbOpens))
+		row.Set(colBreakerCloses, schema.Int(o.cbCloses))
+		row.Set(colBreakerOpenFr, schema.List(o.cbOpenFraction))
+	}
 	row.Set(colMeanLatency, nullIfNaN(o.ok.Mean()))
 	row.Set(colP50Latency, nullIfNaN(o.ok.Quantile(0.5)))
 	row.Set(colP95Latency, nullIfNaN(o.ok.Quantile(0.95)))

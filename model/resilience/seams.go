@@ -82,6 +82,10 @@ type admission interface {
 // newGuards builds the run's balancer-side mechanisms from e.c, in the order they see results.
 func (e *engine) newGuards() []guard {
 	var gs []guard
+	if e.c.cbThreshold > 0 {
+		e.brk = newBreaker(e.c, len(gs))
+		gs = append(gs, e.brk)
+	}
 	return gs
 }
 
