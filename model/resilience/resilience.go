@@ -39,6 +39,12 @@
 // bucket; envoy.config.cluster.v3.CircuitBreakers.Thresholds.RetryBudget). Deviations: no time window, the bucket
 // starts full, and the reserve is the bucket's floor of 10 rather than a rate.
 //
+// Circuit breakers at the balancer (`cb_threshold`, `cb_window`, `cb_open`, `cb_probes`; breaker.go), one per server,
+// follow seed 004's rule on resilience4j 2.2.0's count-based CircuitBreaker: a breaker opens when at least
+// cb_threshold of its server's last cb_window results (500, 503, 504) failed, bars the server from the policy's
+// eligibility mask for cb_open ms, then lets cb_probes attempts through half-open (one fails → open, all succeed →
+// closed). They draw no random numbers.
+//
 // # Engine
 //
 // One future-event list with handles (sim.Events): arrivals, hops, service completions, timeouts, backoffs, GC
