@@ -5,8 +5,10 @@ import "lbsweep/model/policy"
 // Circuit breakers at the balancer, one per server: seed 004's rule ("closed while fewer than the threshold share of
 // the last cbWindow results (at least 10) failed; open (no traffic) for cbOpenMs; then half-open, letting cbProbes
 // requests through — all succeed → closed, one fails → open again. Errors and timeouts count as failures."), built
-// as resilience4j 2.2.0's count-based CircuitBreaker (io.github.resilience4j.circuitbreaker.internal:
-// CircuitBreakerStateMachine, CircuitBreakerMetrics; CircuitBreakerConfig's names in brackets):
+// as resilience4j 2.x's count-based CircuitBreaker (github.com/resilience4j/resilience4j, read at commits 335f5eb
+// (circuitbreaker/CircuitBreakerConfig.java), 06b25fb (internal/CircuitBreakerMetrics.java) and 1a4a716
+// (internal/CircuitBreakerStateMachine.java); no release tag resolved, the rules and defaults used here are the same
+// throughout 1.x and 2.x; CircuitBreakerConfig's names in brackets):
 //
 //   - Closed: the breaker keeps the outcomes of its server's last cb_window results (slidingWindowType =
 //     COUNT_BASED, slidingWindowSize = cb_window). Failures are 500s, 503s and 504s (resilience4j records every
@@ -16,15 +18,17 @@ import "lbsweep/model/policy"
 //     minimumNumberOfCalls equal to slidingWindowSize (its defaults: both 100), so no breaker opens on its first
 //     few results.
 //   - Open: the server is barred from the policy's eligibility mask (no traffic) for cb_open ms
-//     (waitDurationInOpenState); then half-open, by a timer (automaticTransitionFromOpenToHalfOpenEnabled = true).
+//     (waitDurationInOpenState); then half-open, by a timer at exactly cb_open (resilience4j's
+//     automaticTransitionFromOpenToHalfOpenEnabled = true; its default, false, turns half-open lazily at the first
+//     call after the wait, which behind a balancer with steady traffic is the next dispatch).
 //   - Half-open: the server is eligible until cb_probes attempts have been sent to it
 //     (permittedNumberOfCallsInHalfOpenState), then barred until they are answered or time out. The first failed
 //     probe opens the breaker again at once; when all cb_probes succeed it closes with an empty window.
 //
-// Where this differs from resilience4j 2.2.0:
+// Where this differs from resilience4j 2.x:
 //   - Half-open decides by seed 004's rule, not resilience4j's: there the permitted calls fill a window of their
 //     own and, once all are recorded, a failure rate ≥ failureRateThreshold opens the breaker and a lower one closes
-//     it. The two agree when cb_threshold ≤ 1/cb_probes.
+//     it. The two reach the same state when cb_threshold ≤ 1/cb_probes, resilience4j only once every probe is back.
 //   - Results of attempts sent before the breaker's current state began (sent while closed, answered after it
 //     opened; or sent while half-open, answered after the first probe failed) are ignored: they are not in the next
 //     closed period's window (it starts empty) and they are not probes. resilience4j cannot tell them apart: it
@@ -32,8 +36,9 @@ import "lbsweep/model/policy"
 //   - A breaker guards one server behind a balancer: while it is open the policy routes around the server, and the
 //     balancer answers 503 only when every server is barred (resilience4j guards one callee and fails each call
 //     with CallNotPermittedException). No slow-call rate (slowCallRateThreshold = 100%, its default), no time-based
-//     window, no maxWaitDurationInHalfOpenState (its default 0: wait for the probes for ever; here every probe is
-//     answered or timed out).
+//     window, no maxWaitDurationInHalfOpenState (its default 0: wait for the probes for ever). Every attempt sent
+//     gets its result here (an answer or a timeout, before the horizon); a mechanism that withdraws an attempt (a
+//     hedge's loser) must still report its result to the guards, or a half-open breaker waiting on it stays barred.
 //
 // Envoy's "circuit breaking" (envoy.config.cluster.v3.CircuitBreakers: max_connections, max_pending_requests,
 // max_requests, max_retries) is a different mechanism: concurrency thresholds per cluster and priority, over which

@@ -79,7 +79,7 @@ func cat(ss ...[]step) []step {
 }
 
 // TestBreakerRules drives one breaker through scripts, each against the rule quoted beside it (seed 004, and
-// resilience4j 2.2.0's CircuitBreakerStateMachine / CircuitBreakerMetrics where the seed says nothing).
+// resilience4j 2.x's CircuitBreakerStateMachine / CircuitBreakerMetrics where the seed says nothing).
 func TestBreakerRules(t *testing.T) {
 	F, O := policy.Error, policy.OK
 	cases := []struct {
