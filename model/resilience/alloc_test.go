@@ -15,8 +15,8 @@ import (
 // running list and queue ring (2 per server), the two latency sketches' stores (2 each) and the outstanding-count
 // levels (3): with n servers, 14 + 2n slices. Go's append grows a slice by at least 1.25×, so a slice whose peak
 // size quadrupled would grow ⌈log_1.25 4⌉ = 7 more times: at most 7·(14 + 2n) extra allocations, against the 3·N
-// (N requests over T) that one allocation per request would add. With a time series, each bin adds its two
-// per-server snapshots (in_flight, queued) and the series and latency buffers grow as above (2 more slices).
+// (N requests over T) that one allocation per request would add. With a time series, each bin adds its
+// per-server snapshots (in_flight, queued, sent: one buffer) and the series and latency buffers grow as above (2 more slices).
 func TestNoAllocationPerRequest(t *testing.T) {
 	const h = 40000
 	for _, s := range []scenario{
@@ -47,7 +47,7 @@ func TestNoAllocationPerRequest(t *testing.T) {
 			extra := a4 - a1
 			bound := 7 * (14 + 2*n)
 			if bin > 0 {
-				extra -= 2 * float64(len(o4.series)-len(o1.series))
+				extra -= float64(len(o4.series) - len(o1.series))
 				bound += 7 * 2
 			}
 			perRequest := extra / float64(o4.offered-o1.offered)

@@ -61,6 +61,8 @@ func scenarios(t *testing.T) []scenario {
 			[]string{"rate=150", "service=lognormal", "hedge_quantile=0.9", "hedge=40", "hedge_window=500", "timeout=80", "retries=2"}},
 		{"hedging cancel exponential hops kill", four, []model.Record{entry(t, 2000, "kill", "server=1"), entry(t, 3000, "restart", "server=1")},
 			"round_robin", []string{"rate=150", "hedge=30", "hedge_cancel=true", "hop_law=exponential", "queue=5", "discipline=lifo", "retries=1", "hedge_budget=0.1"}},
+		{"breakers hedging fail recover", four, []model.Record{entry(t, 1000, "fail", "server=2"), entry(t, 4000, "recover", "server=2")},
+			"least_outstanding", []string{"rate=150", "hedge=30", "cb_threshold=0.5", "cb_window=10", "cb_open=300", "cb_probes=2", "timeout=100", "retries=1"}},
 		{"closed loop hedging pauses", []model.Record{srvClass(t, 3), srvClass(t, 1, "gc_every=1000", "gc_pause=200")}, nil, "least_latency",
 			[]string{"users=20", "think=30", "hedge=25", "hedge_cancel=true", "tau=50", "drop_expired=true", "timeout=60", "retries=1"}},
 	}

@@ -66,7 +66,12 @@ type config struct {
 	bin          float64 // 0: no series
 	// script, for tests only: the open loop's arrival times (ms, ascending, below the horizon) in place of the
 	// Poisson stream (rate is then only what Check and the theory see). nil from every spec.
-	script []float64
+	script      []float64
+	cbThreshold float64 // 0: no circuit breakers
+	cbWindow    int
+	cbOpen      float64 // ms
+	cbProbes    int
+	cbTrace     bool // tests: record the breakers' transitions in outcome.cbLog
 }
 
 // hedging reports whether attempts are hedged.
@@ -96,6 +101,10 @@ func configOf(p model.Point) config {
 		mean: p[pMean].F, errorLatency: p[pMean].F, hop: p[pHop].F, hopLaw: int(p[pHopLaw].I),
 		timeout: math.Inf(1), retries: int(p[pRetries].I), backoff: p[pBackoff].F, jitter: int(p[pJitter].I),
 		horizon: p[pHorizon].F, warmup: p[pWarmup].F, bin: p[pBin].F,
+		cbWindow: int(p[pCBWindow].I), cbOpen: p[pCBOpen].F, cbProbes: int(p[pCBProbes].I),
+	}
+	if p[pCBThreshold].Valid {
+		c.cbThreshold = p[pCBThreshold].F
 	}
 	if p[pQueue].Valid {
 		c.queue = int(p[pQueue].I)
@@ -264,6 +273,7 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 		positive("horizon", p[pHorizon], "horizon"),
 		positive("hedge", p[pHedge], "hedge delay"),
 		positive("hedge_window", p[pHedgeWindow], "hedge window"),
+		positive("cb_open", p[pCBOpen], "open time"),
 	} {
 		if e != nil {
 			return nil, e
@@ -330,6 +340,14 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 		return nil, bad("bin", "%v: need 0 (no series) or a bin ≥ horizon/%d", p[pBin].F, MaxBins)
 	case p[pBin].F > 0 && p[pHorizon].F/p[pBin].F*float64(p[pN].I) > MaxSeriesCells:
 		return nil, bad("bin", "%v: (horizon/bin)·n = %.3g per-server series cells (in_flight, queued), more than %.0g: give a wider bin, or 0 for no series", p[pBin].F, p[pHorizon].F/p[pBin].F*float64(p[pN].I), float64(MaxSeriesCells))
+	case p[pCBThreshold].Valid && !(p[pCBThreshold].F > 0 && p[pCBThreshold].F <= 1):
+		return nil, bad("cb_threshold", "%v: need a failure fraction 0 < cb_threshold ≤ 1 (leave it out for no breakers)", p[pCBThreshold].F)
+	case p[pCBWindow].I < MinCBWindow || p[pCBWindow].I > MaxCBWindow:
+		return nil, bad("cb_window", "%d: need %d ≤ cb_window ≤ %d results (seed 004: at least 10)", p[pCBWindow].I, MinCBWindow, MaxCBWindow)
+	case p[pCBProbes].I < 1 || p[pCBProbes].I > p[pCBWindow].I:
+		return nil, bad("cb_probes", "%d: need 1 ≤ cb_probes ≤ cb_window (%d)", p[pCBProbes].I, p[pCBWindow].I)
+	case p[pCBThreshold].Valid && float64(p[pCBWindow].I)*float64(p[pN].I) > MaxSeriesCells:
+		return nil, bad("cb_window", "%d: cb_window·n = %.3g results held by the breakers, more than %.0g", p[pCBWindow].I, float64(p[pCBWindow].I)*float64(p[pN].I), float64(MaxSeriesCells))
 	case p[pRate].Valid && p[pRate].F/1000*p[pHorizon].F > MaxRequests:
 		return nil, bad("horizon", "%v: rate·horizon = %.3g requests, more than %.0g", p[pHorizon].F, p[pRate].F/1000*p[pHorizon].F, float64(MaxRequests))
 	}
@@ -384,6 +402,9 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 	}
 	if inactive > 0 && !tr.Eligibility {
 		return nil, bad("policy", "%s cannot leave out the inactive servers (it does not honor eligibility): use a policy that does, or no active = false", policy.Registry[p[pPolicy].I].Name)
+	}
+	if cfg.cbThreshold > 0 && !tr.Eligibility {
+		return nil, bad("policy", "%s cannot leave out a server whose circuit breaker is open (it does not honor eligibility): use a policy that does, or no cb_threshold", policy.Registry[p[pPolicy].I].Name)
 	}
 	if err := checkTimeline(p, cfg); err != nil {
 		return nil, err

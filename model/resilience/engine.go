@@ -179,6 +179,9 @@ type sample struct {
 	inFlight []float64  // time averages over the bin, per server
 	queue    []float64
 	inSystem float64
+	sent     []float64 // per server: attempts the balancer sent it in the bin
+	cbOpen   []float64 // per server: the fractions of the bin its breaker was open and half-open (nil: no breakers)
+	cbHalf   []float64
 }
 
 // outcome is what a run measured.
@@ -197,7 +200,10 @@ type outcome struct {
 	events                               int64
 	warning                              string
 	series                               []sample
-	freeAttempts, liveAttempts, liveReqs int // tests: the pools after the run
+	cbOpens, cbCloses                    int64          // breakers' transitions to open and to closed in the window
+	cbOpenFraction                       []float64      // per server: the fraction of the window its breaker was open (nil: no breakers)
+	cbLog                                []cbTransition // tests (config.cbTrace): every breaker transition
+	freeAttempts, liveAttempts, liveReqs int            // tests: the pools after the run
 }
 
 // engine is one run's state.
@@ -218,6 +224,8 @@ type engine struct {
 	nEligible int         // true entries of eligible
 	guards    []guard     // balancer-side mechanisms, in order
 	adm       admission   // the servers' admission control (nil: none)
+	brk       *breaker    // the circuit breakers, also in guards (nil: none)
+	binSent   []int64     // per server: attempts sent in the current bin (nil: no series)
 	arrivals  *sim.Rand   // inter-arrival and think times
 	service   *sim.Rand   // first attempts' draws
 	retryR    *sim.Rand   // retries' draws and jitter
@@ -305,6 +313,7 @@ func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy,
 	}
 	if c.bin > 0 {
 		e.binEnd = c.bin
+		e.binSent = make([]int64, c.n)
 	} else {
 		e.binEnd = math.Inf(1)
 	}
@@ -336,6 +345,9 @@ func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy,
 	}
 	e.advance(c.horizon)
 	e.finishBooks()
+	if e.brk != nil {
+		e.brk.finish(c.horizon, &e.out)
+	}
 	return e.out, nil
 }
 
@@ -559,6 +571,9 @@ func (e *engine) dispatchAttempt(a int32) {
 	e.lv.Up(k, e.now)
 	if rq.measured {
 		e.out.sent[k]++
+	}
+	if e.binSent != nil {
+		e.binSent[k]++
 	}
 	for _, g := range e.guards {
 		g.sent(e, k, a)
@@ -884,6 +899,7 @@ func (e *engine) cancelArrives(a int32) {
 			if e.obs != nil {
 				e.obs.Observe(k, e.now-at.dispatched, e.now, policy.Cancelled)
 			}
+			e.results(k, a, policy.Cancelled)
 		}
 		if at.state != stGone {
 			e.push(e.now+e.hop(), evCancel, a)
@@ -1053,8 +1069,22 @@ func (e *engine) touch(s *srv, t float64) {
 func (e *engine) closeBin() {
 	e.liveArea += float64(e.live) * (e.binEnd - e.liveT)
 	e.liveT = e.binEnd
+	n := len(e.servers)
+	per := 3 // per-server columns: in_flight, queued, sent (and the breakers' open and half-open)
+	if e.brk != nil {
+		per = 5
+	}
+	buf := make([]float64, per*n) // one allocation per bin
 	smp := sample{t: float64(e.bins) * e.c.bin, counts: e.cur, inSystem: e.liveArea / e.c.bin,
-		inFlight: make([]float64, len(e.servers)), queue: make([]float64, len(e.servers))}
+		inFlight: buf[:n:n], queue: buf[n : 2*n : 2*n], sent: buf[2*n : 3*n : 3*n]}
+	for k, c := range e.binSent {
+		smp.sent[k] = float64(c)
+		e.binSent[k] = 0
+	}
+	if e.brk != nil {
+		smp.cbOpen, smp.cbHalf = buf[3*n:4*n:4*n], buf[4*n:]
+		e.brk.closeBin(e.binEnd, e.c.bin, smp.cbOpen, smp.cbHalf)
+	}
 	e.liveArea = 0
 	smp.counts.latencies = nil
 	lat := e.cur.latencies

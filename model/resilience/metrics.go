@@ -30,6 +30,9 @@ var (
 	colHedgeDenied      = schema.Column{Name: "hedge_denied", Type: schema.Int64, Doc: "hedges the hedge budget refused"}
 	colHedgeSkipped     = schema.Column{Name: "hedges_skipped", Type: schema.Int64, Doc: "hedges' losers a server skipped because their cancel arrived while they were queued"}
 	colHedgeCut         = schema.Column{Name: "hedges_cut", Type: schema.Int64, Doc: "hedges' losers stopped in service by their cancel (hedge_cancel)"}
+	colBreakerOpens     = schema.Column{Name: "breaker_opens", Type: schema.Int64, Doc: "times a circuit breaker opened in [warmup, horizon), summed over the servers: closed → open and half-open → open (a failed probe); null without breakers (cb_threshold)"}
+	colBreakerCloses    = schema.Column{Name: "breaker_closes", Type: schema.Int64, Doc: "times a circuit breaker closed in [warmup, horizon) (every probe of a half-open breaker succeeded), summed over the servers; null without breakers"}
+	colBreakerOpenFr    = schema.Column{Name: "breaker_open_fraction", Type: schema.Float64List, Doc: "element k: the fraction of [warmup, horizon) server k's breaker was open (barred; half-open time not included); null without breakers"}
 	colMeanLatency      = schema.Column{Name: "mean_latency", Type: schema.Float64, Unit: ms, Doc: "mean latency (final answer − arrival, backoffs included) of the successful requests; exact; null when none"}
 	colP50Latency       = schema.Column{Name: "p50_latency", Type: schema.Float64, Unit: ms, Doc: "median latency of the successful requests, relative error ≤ 0.1% (DDSketch); null when none"}
 	colP95Latency       = schema.Column{Name: "p95_latency", Type: schema.Float64, Unit: ms, Doc: "95th percentile of the successful requests' latency; null when none"}
@@ -57,7 +60,7 @@ var (
 	colTheoryHedgeP99   = schema.Column{Name: "theory_hedge_p99_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile of the hedged latency 4·hop + min(X₁, H + X₂) with no queueing; null elsewhere"}
 	colTheorySource     = schema.Column{Name: "theory_source", Type: schema.String, Doc: "the formulas behind the theory columns; null where none applies"}
 	colTheoryPauseP99   = schema.Column{Name: "theory_p99_pause_bound", Type: schema.Float64, Unit: ms, Doc: "a lower bound on the p99 latency of all answers when a load-blind policy sends a share of the requests to servers with periodic pauses: an arrival there during a pause waits out its rest; null elsewhere"}
-	metrics             = schema.New(colOffered, colSucceeded, colFailed, colPending, colGoodput, colGoodputRate, colAttempts, colRetries, colAttemptsPerReq, colAttemptRate, colTimeouts, colErrors, colRejections, colDropped, colBudgetDenied, colHedges, colHedgeRate, colHedgeWins, colHedgeDenied, colHedgeSkipped, colHedgeCut, colMeanLatency, colP50Latency, colP95Latency, colP99Latency, colP50AllLatency, colP99AllLatency, colWastedWork, colWorkPerRequest, colWastedFraction, colShares, colMeanInSystem, colMeanTimeInSys, colPeakQueue, colEvents, colWarning, colTheoryPTimeout, colTheoryBlocking, colTheoryMean, colTheoryP99, colTheoryHealthy, colTheoryMeta, colTheoryPauseP99, colTheoryHedgeDelay, colTheoryHedgeRate, colTheoryHedgeMean, colTheoryHedgeP99, colTheorySource)
+	metrics             = schema.New(colOffered, colSucceeded, colFailed, colPending, colGoodput, colGoodputRate, colAttempts, colRetries, colAttemptsPerReq, colAttemptRate, colTimeouts, colErrors, colRejections, colDropped, colBudgetDenied, colHedges, colHedgeRate, colHedgeWins, colHedgeDenied, colHedgeSkipped, colHedgeCut, colBreakerOpens, colBreakerCloses, colBreakerOpenFr, colMeanLatency, colP50Latency, colP95Latency, colP99Latency, colP50AllLatency, colP99AllLatency, colWastedWork, colWorkPerRequest, colWastedFraction, colShares, colMeanInSystem, colMeanTimeInSys, colPeakQueue, colEvents, colWarning, colTheoryPTimeout, colTheoryBlocking, colTheoryMean, colTheoryP99, colTheoryHealthy, colTheoryMeta, colTheoryPauseP99, colTheoryHedgeDelay, colTheoryHedgeRate, colTheoryHedgeMean, colTheoryHedgeP99, colTheorySource)
 )
 
 // The time-series columns: one row per bin [time, time + bin).
@@ -79,7 +82,10 @@ var (
 	colSInFlight   = schema.Column{Name: "in_flight", Type: schema.Float64List, Doc: "element k: the time average over the bin of the attempts at server k (in service and queued), exact"}
 	colSQueue      = schema.Column{Name: "queued", Type: schema.Float64List, Doc: "element k: the time average over the bin of the attempts waiting in server k's queue, exact"}
 	colSInSystem   = schema.Column{Name: "in_system", Type: schema.Float64, Doc: "the time average over the bin of the requests in the system (arrived, no final answer), exact"}
-	seriesSchema   = schema.New(colTime, colSOffered, colSAttempts, colSSuccesses, colSFailures, colSTimeouts, colSErrors, colSRejections, colSRetries, colSHedges, colSHedgeDelay, colSP50, colSP95, colSP99, colSInFlight, colSQueue, colSInSystem)
+	colSSent       = schema.Column{Name: "sent", Type: schema.Float64List, Doc: "element k: the attempts the balancer sent to server k in the bin (a count)"}
+	colSBreakerOp  = schema.Column{Name: "breaker_open", Type: schema.Float64List, Doc: "element k: the fraction of the bin server k's circuit breaker was open, exact (1: open throughout; a re-open within the bin shows as a fraction); null without breakers"}
+	colSBreakerHf  = schema.Column{Name: "breaker_half_open", Type: schema.Float64List, Doc: "element k: the fraction of the bin server k's breaker was half-open, exact (closed is 1 − breaker_open − breaker_half_open); null without breakers"}
+	seriesSchema   = schema.New(colTime, colSOffered, colSAttempts, colSSuccesses, colSFailures, colSTimeouts, colSErrors, colSRejections, colSRetries, colSHedges, colSHedgeDelay, colSP50, colSP95, colSP99, colSInFlight, colSQueue, colSInSystem, colSSent, colSBreakerOp, colSBreakerHf)
 )
 
 // nullIfNaN is x as a cell, null when NaN.
@@ -117,6 +123,11 @@ func (o *outcome) set(row *schema.Builder, window float64) {
 	row.Set(colHedgeDenied, schema.Int(o.hedgeDenied))
 	row.Set(colHedgeSkipped, schema.Int(o.hedgeSkipped))
 	row.Set(colHedgeCut, schema.Int(o.hedgeCut))
+	if o.cbOpenFraction != nil {
+		row.Set(colBreakerOpens, schema.Int(o.cbOpens))
+		row.Set(colBreakerCloses, schema.Int(o.cbCloses))
+		row.Set(colBreakerOpenFr, schema.List(o.cbOpenFraction))
+	}
 	row.Set(colMeanLatency, nullIfNaN(o.ok.Mean()))
 	row.Set(colP50Latency, nullIfNaN(o.ok.Quantile(0.5)))
 	row.Set(colP95Latency, nullIfNaN(o.ok.Quantile(0.95)))

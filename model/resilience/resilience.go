@@ -39,6 +39,12 @@
 // bucket; envoy.config.cluster.v3.CircuitBreakers.Thresholds.RetryBudget). Deviations: no time window, the bucket
 // starts full, and the reserve is the bucket's floor of 10 rather than a rate.
 //
+// Circuit breakers at the balancer (`cb_threshold`, `cb_window`, `cb_open`, `cb_probes`; breaker.go), one per server,
+// follow seed 004's rule on resilience4j 2.x's count-based CircuitBreaker: a breaker opens when at least
+// cb_threshold of its server's last cb_window results (500, 503, 504) failed, bars the server from the policy's
+// eligibility mask for cb_open ms, then lets cb_probes attempts through half-open (one fails → open, all succeed →
+// closed). They draw no random numbers.
+//
 // # Engine
 //
 // One future-event list with handles (sim.Events): arrivals, hops, service completions, timeouts, backoffs, GC
@@ -110,6 +116,10 @@ const (
 	pHorizon
 	pWarmup
 	pBin
+	pCBThreshold
+	pCBWindow
+	pCBOpen
+	pCBProbes
 	pPolicy // the policy arguments, policy.Params in order, follow
 )
 
@@ -217,6 +227,10 @@ const (
 	// MinRate bounds an open-loop rate from below, in requests/s (one per 11.6 days; smaller underflows the
 	// per-ms rate used in rescaling).
 	MinRate = 1e-6
+	// MinCBWindow is seed 004's smallest circuit-breaker window ("at least 10" results).
+	MinCBWindow = 10
+	// MaxCBWindow bounds cb_window.
+	MaxCBWindow = 10_000
 	// MaxSeriesCells bounds (horizon/bin)·n, the per-server time-series values of one run.
 	MaxSeriesCells = 1e8
 )
@@ -277,10 +291,14 @@ var params = append([]model.Param{
 			tDuration: {Name: "duration", Kind: model.Float, Optional: true, Unit: ms, Doc: "pause: its length, > 0"},
 			tRate:     {Name: "rate", Kind: model.Float, Optional: true, Unit: "requests/s", Doc: "rate: the new open-loop arrival rate, ≥ 10^-6"},
 		}},
-	pHorizon: {Name: "horizon", Kind: model.Float, Unit: ms, Doc: "end of the run, > 0; rate·horizon ≤ 10^8"},
-	pWarmup:  {Name: "warmup", Kind: model.Float, Unit: ms, Default: model.FloatValue(0), Doc: "start of the measurement window, 0 ≤ warmup < horizon (default 0)"},
-	pBin:     {Name: "bin", Kind: model.Float, Unit: ms, Default: model.FloatValue(250), Twin: true, Doc: "time-series bin width, ≥ horizon/10^6 and ≥ horizon·n/10^8; 0: no time series (default 250, as seed 004's charts). Observation only: not part of the run seed"},
-	pPolicy:  {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "the balancer's dispatch policy (sweep -list); it sees its own outstanding counts; times in ms"},
+	pHorizon:     {Name: "horizon", Kind: model.Float, Unit: ms, Doc: "end of the run, > 0; rate·horizon ≤ 10^8"},
+	pWarmup:      {Name: "warmup", Kind: model.Float, Unit: ms, Default: model.FloatValue(0), Doc: "start of the measurement window, 0 ≤ warmup < horizon (default 0)"},
+	pBin:         {Name: "bin", Kind: model.Float, Unit: ms, Default: model.FloatValue(250), Twin: true, Doc: "time-series bin width, ≥ horizon/10^6 and ≥ horizon·n/10^8; 0: no time series (default 250, as seed 004's charts). Observation only: not part of the run seed"},
+	pCBThreshold: {Name: "cb_threshold", Kind: model.Float, Optional: true, Doc: "circuit breakers at the balancer, one per server (breaker.go: resilience4j 2.x's count-based CircuitBreaker as seed 004 states it): a server's breaker opens when at least this fraction of its last cb_window results failed (500, 503, 504), 0 < cb_threshold ≤ 1 (null: no breakers; resilience4j's default is 0.5). Needs a policy that honors eligibility"},
+	pCBWindow:    {Name: "cb_window", Kind: model.Int, Default: model.IntValue(20), Doc: "results in a breaker's count-based window; it can open only once the window is full (resilience4j's minimumNumberOfCalls = slidingWindowSize), 10 ≤ cb_window ≤ 10^4 (seed 004: at least 10; default 20)"},
+	pCBOpen:      {Name: "cb_open", Kind: model.Float, Unit: ms, Default: model.FloatValue(1000), Doc: "how long an open breaker bars its server before it turns half-open (resilience4j's waitDurationInOpenState), > 0 (default 1000: four of seed 004's 250 ms bins)"},
+	pCBProbes:    {Name: "cb_probes", Kind: model.Int, Default: model.IntValue(3), Doc: "attempts a half-open breaker lets through (resilience4j's permittedNumberOfCallsInHalfOpenState): all succeed → closed, one fails → open again; 1 ≤ cb_probes ≤ cb_window (default 3)"},
+	pPolicy:      {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "the balancer's dispatch policy (sweep -list); it sees its own outstanding counts; times in ms"},
 }, policy.Params...)
 
 // Name implements model.Model.

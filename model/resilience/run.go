@@ -57,6 +57,11 @@ func (Model) run(ctx context.Context, p model.Point, seed model.Seed, series boo
 		r.Set(colSInFlight, schema.List(s.inFlight))
 		r.Set(colSQueue, schema.List(s.queue))
 		r.Set(colSInSystem, schema.Float(s.inSystem))
+		r.Set(colSSent, schema.List(s.sent))
+		if s.cbOpen != nil {
+			r.Set(colSBreakerOp, schema.List(s.cbOpen))
+			r.Set(colSBreakerHf, schema.List(s.cbHalf))
+		}
 		rows = append(rows, r.Row())
 	}
 	return row.Row(), rows, nil

@@ -16,8 +16,9 @@ type guard interface {
 	// sent: the balancer sent attempt a to server k at e.now (after the pick, before the hop).
 	sent(e *engine, k int, a int32)
 	// result: the balancer learnt attempt a's result from server k at e.now: policy.OK or policy.Error (an answer),
-	// policy.Rejected (a 503: a full queue, a limiter) or policy.Timeout (its timeout fired); latency is
-	// e.now − the dispatch time.
+	// policy.Rejected (a 503: a full queue, a limiter), policy.Timeout (its timeout fired) or policy.Cancelled (a
+	// hedge's loser, withdrawn by its client before its answer: no verdict on the server); latency is e.now − the
+	// dispatch time. Every attempt sent gets exactly one result, unless the run ends first.
 	result(e *engine, k int, a int32, o policy.Outcome, latency float64)
 	// fire handles an evGuard event addressed to this guard with payload p (0 ≤ p < 2^20), scheduled through
 	// engine.guardAt.
@@ -82,6 +83,10 @@ type admission interface {
 // newGuards builds the run's balancer-side mechanisms from e.c, in the order they see results.
 func (e *engine) newGuards() []guard {
 	var gs []guard
+	if e.c.cbThreshold > 0 {
+		e.brk = newBreaker(e.c, len(gs))
+		gs = append(gs, e.brk)
+	}
 	return gs
 }
 
