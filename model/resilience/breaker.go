@@ -88,7 +88,7 @@ type breaker struct {
 	// tag[a] is attempt a's server epoch at its dispatch << 1 | 1 if it was a probe; grown with the attempt pool.
 	tag []uint32
 	// Time accounting per server: time open and half-open since areaT, in the current bin and in [warmup, ...).
-	areaT            []float64
+	areaT, sinceT    []float64
 	openBin, halfBin []float64
 	openWin          []float64
 	opens, closes    int64 // transitions to open (closed → open and half-open → open) and to closed, at or after warmup
@@ -103,7 +103,7 @@ func newBreaker(c config, g int) *breaker {
 	return &breaker{g: g, threshold: c.cbThreshold, window: c.cbWindow, open: c.cbOpen, probes: int32(c.cbProbes),
 		state: make([]cbState, n), epoch: make([]uint32, n), results: make([]bool, n*c.cbWindow),
 		pos: make([]int32, n), filled: make([]int32, n), fails: make([]int32, n), sentP: make([]int32, n),
-		okP: make([]int32, n), areaT: make([]float64, n), openBin: make([]float64, n), halfBin: make([]float64, n),
+		okP: make([]int32, n), areaT: make([]float64, n), sinceT: make([]float64, n), openBin: make([]float64, n), halfBin: make([]float64, n),
 		openWin: make([]float64, n), warmup: c.warmup, trace: c.cbTrace}
 }
 
@@ -188,6 +188,7 @@ func (b *breaker) fire(e *engine, p int32) {
 // the eligibility rechecked.
 func (b *breaker) to(e *engine, k int, s cbState) {
 	b.account(k, e.now)
+	b.accountWin(k, e.now)
 	if b.trace {
 		b.log = append(b.log, cbTransition{e.now, k, b.state[k], s})
 	}
@@ -209,20 +210,28 @@ func (b *breaker) to(e *engine, k int, s cbState) {
 	e.recheck(k)
 }
 
-// account adds server k's time in its current state from its last accounting to t.
+// account adds server k's time in its current state from its last accounting to t, to the bin's sums.
 func (b *breaker) account(k int, t float64) {
 	dt := t - b.areaT[k]
-	win := t - max(b.areaT[k], b.warmup)
 	switch b.state[k] {
 	case cbOpen:
 		b.openBin[k] += dt
-		if win > 0 {
-			b.openWin[k] += win
-		}
 	case cbHalfOpen:
 		b.halfBin[k] += dt
 	}
 	b.areaT[k] = t
+}
+
+// accountWin adds server k's open time in [warmup, t) since its state began (at sinceT[k]) to the window's sum; called
+// at transitions and at the horizon only, so that the run's columns do not depend on the series' bins (a sum split
+// at bin ends would round differently).
+func (b *breaker) accountWin(k int, t float64) {
+	if b.state[k] == cbOpen {
+		if win := t - max(b.sinceT[k], b.warmup); win > 0 {
+			b.openWin[k] += win
+		}
+	}
+	b.sinceT[k] = t
 }
 
 // closeBin accounts every breaker up to the bin's end and writes each server's fractions of the bin (width ms)
@@ -240,6 +249,7 @@ func (b *breaker) finish(horizon float64, out *outcome) {
 	out.cbOpenFraction = make([]float64, len(b.state))
 	for k := range b.state {
 		b.account(k, horizon)
+		b.accountWin(k, horizon)
 		out.cbOpenFraction[k] = b.openWin[k] / (horizon - b.warmup)
 	}
 	out.cbOpens, out.cbCloses, out.cbLog = b.opens, b.closes, b.log
