@@ -314,15 +314,22 @@ func TestBreakerSequence(t *testing.T) {
 	}
 }
 
-// TestBreakerOffUnchanged: with cb_threshold null, the breaker's other parameters change nothing (same draws,
-// same run), and the breaker columns stay null.
+// TestBreakerOffUnchanged: with cb_threshold null the breaker's other parameters are refused (they are null in every
+// point without breakers, so its key and seed are those it had before breakers existed), and the breaker columns
+// stay null.
 func TestBreakerOffUnchanged(t *testing.T) {
 	tl := []model.Record{entry(t, 1000, "fail", "server=3"), entry(t, 2800, "recover", "server=3")}
 	base := []string{"workers=4", "mean=20", "error_latency=1", "rate=400", "horizon=4000", "tie=random"}
 	a := run(t, point(t, []model.Record{srvClass(t, 4)}, tl, "least_outstanding", base...), 3)
-	b := run(t, point(t, []model.Record{srvClass(t, 4)}, tl, "least_outstanding", append(base, "cb_window=50", "cb_open=7", "cb_probes=9")...), 3)
-	if a.events != b.events || a.succeeded != b.succeeded || a.errors != b.errors || fmt.Sprint(a.sent) != fmt.Sprint(b.sent) {
-		t.Errorf("breaker parameters changed a run without breakers: %d/%d events, %d/%d successes", a.events, b.events, a.succeeded, b.succeeded)
+	for _, set := range []string{"cb_window=50", "cb_open=7", "cb_probes=9"} {
+		p := raw(t, []model.Record{srvClass(t, 4)}, tl, "least_outstanding", append(base, set)...)
+		if err := (Model{}).Resolve(p); err != nil {
+			t.Fatal(err)
+		}
+		name, _, _ := strings.Cut(set, "=")
+		if _, err := (Model{}).Check(p, model.CheckOptions{}); err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "cb_threshold") {
+			t.Errorf("%s without cb_threshold: %v, want an error naming %s and cb_threshold", set, err, name)
+		}
 	}
 	if a.cbOpenFraction != nil || a.cbOpens != 0 || a.series[0].cbOpen != nil {
 		t.Errorf("breaker measurements without breakers")

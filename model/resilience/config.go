@@ -74,6 +74,32 @@ type config struct {
 	cbTrace     bool // tests: record the breakers' transitions in outcome.cbLog
 }
 
+// intOr is v's integer, or d when v is null.
+func intOr(v model.Value, d int64) int64 {
+	if v.Valid {
+		return v.I
+	}
+	return d
+}
+
+// floatOr is v's number, or d when v is null.
+func floatOr(v model.Value, d float64) float64 {
+	if v.Valid {
+		return v.F
+	}
+	return d
+}
+
+// firstSet is the name of the first of the parameters i that point p sets.
+func firstSet(p model.Point, is ...int) string {
+	for _, i := range is {
+		if p[i].Valid {
+			return params[i].Name
+		}
+	}
+	return params[is[0]].Name
+}
+
 // hedging reports whether attempts are hedged.
 func (c config) hedging() bool { return c.hedgeQ > 0 || !math.IsInf(c.hedge, 1) }
 
@@ -101,7 +127,8 @@ func configOf(p model.Point) config {
 		mean: p[pMean].F, errorLatency: p[pMean].F, hop: p[pHop].F, hopLaw: int(p[pHopLaw].I),
 		timeout: math.Inf(1), retries: int(p[pRetries].I), backoff: p[pBackoff].F, jitter: int(p[pJitter].I),
 		horizon: p[pHorizon].F, warmup: p[pWarmup].F, bin: p[pBin].F,
-		cbWindow: int(p[pCBWindow].I), cbOpen: p[pCBOpen].F, cbProbes: int(p[pCBProbes].I),
+		cbWindow: int(intOr(p[pCBWindow], DefaultCBWindow)), cbOpen: floatOr(p[pCBOpen], DefaultCBOpen),
+		cbProbes: int(intOr(p[pCBProbes], DefaultCBProbes)),
 	}
 	if p[pCBThreshold].Valid {
 		c.cbThreshold = p[pCBThreshold].F
@@ -279,6 +306,7 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 			return nil, e
 		}
 	}
+	cbWindow, cbProbes := intOr(p[pCBWindow], DefaultCBWindow), intOr(p[pCBProbes], DefaultCBProbes)
 	nonNegative := []struct {
 		i    int
 		name string
@@ -342,12 +370,14 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 		return nil, bad("bin", "%v: (horizon/bin)·n = %.3g per-server series cells (in_flight, queued), more than %.0g: give a wider bin, or 0 for no series", p[pBin].F, p[pHorizon].F/p[pBin].F*float64(p[pN].I), float64(MaxSeriesCells))
 	case p[pCBThreshold].Valid && !(p[pCBThreshold].F > 0 && p[pCBThreshold].F <= 1):
 		return nil, bad("cb_threshold", "%v: need a failure fraction 0 < cb_threshold ≤ 1 (leave it out for no breakers)", p[pCBThreshold].F)
-	case p[pCBWindow].I < MinCBWindow || p[pCBWindow].I > MaxCBWindow:
-		return nil, bad("cb_window", "%d: need %d ≤ cb_window ≤ %d results (seed 004: at least 10)", p[pCBWindow].I, MinCBWindow, MaxCBWindow)
-	case p[pCBProbes].I < 1 || p[pCBProbes].I > p[pCBWindow].I:
-		return nil, bad("cb_probes", "%d: need 1 ≤ cb_probes ≤ cb_window (%d)", p[pCBProbes].I, p[pCBWindow].I)
-	case p[pCBThreshold].Valid && float64(p[pCBWindow].I)*float64(p[pN].I) > MaxSeriesCells:
-		return nil, bad("cb_window", "%d: cb_window·n = %.3g results held by the breakers, more than %.0g", p[pCBWindow].I, float64(p[pCBWindow].I)*float64(p[pN].I), float64(MaxSeriesCells))
+	case !p[pCBThreshold].Valid && (p[pCBWindow].Valid || p[pCBOpen].Valid || p[pCBProbes].Valid):
+		return nil, bad(firstSet(p, pCBWindow, pCBOpen, pCBProbes), "given with no breakers: set cb_threshold")
+	case cbWindow < MinCBWindow || cbWindow > MaxCBWindow:
+		return nil, bad("cb_window", "%d: need %d ≤ cb_window ≤ %d results (seed 004: at least 10)", cbWindow, MinCBWindow, MaxCBWindow)
+	case cbProbes < 1 || cbProbes > cbWindow:
+		return nil, bad("cb_probes", "%d: need 1 ≤ cb_probes ≤ cb_window (%d)", cbProbes, cbWindow)
+	case p[pCBThreshold].Valid && float64(cbWindow)*float64(p[pN].I) > MaxSeriesCells:
+		return nil, bad("cb_window", "%d: cb_window·n = %.3g results held by the breakers, more than %.0g", cbWindow, float64(cbWindow)*float64(p[pN].I), float64(MaxSeriesCells))
 	case p[pRate].Valid && p[pRate].F/1000*p[pHorizon].F > MaxRequests:
 		return nil, bad("horizon", "%v: rate·horizon = %.3g requests, more than %.0g", p[pHorizon].F, p[pRate].F/1000*p[pHorizon].F, float64(MaxRequests))
 	}

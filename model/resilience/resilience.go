@@ -231,6 +231,10 @@ const (
 	MinCBWindow = 10
 	// MaxCBWindow bounds cb_window.
 	MaxCBWindow = 10_000
+	// DefaultCBWindow, DefaultCBOpen (ms) and DefaultCBProbes are cb_window, cb_open and cb_probes when null.
+	DefaultCBWindow = 20
+	DefaultCBOpen   = 1000.0
+	DefaultCBProbes = 3
 	// MaxSeriesCells bounds (horizon/bin)·n, the per-server time-series values of one run.
 	MaxSeriesCells = 1e8
 )
@@ -295,9 +299,9 @@ var params = append([]model.Param{
 	pWarmup:      {Name: "warmup", Kind: model.Float, Unit: ms, Default: model.FloatValue(0), Doc: "start of the measurement window, 0 ≤ warmup < horizon (default 0)"},
 	pBin:         {Name: "bin", Kind: model.Float, Unit: ms, Default: model.FloatValue(250), Twin: true, Doc: "time-series bin width, ≥ horizon/10^6 and ≥ horizon·n/10^8; 0: no time series (default 250, as seed 004's charts). Observation only: not part of the run seed"},
 	pCBThreshold: {Name: "cb_threshold", Kind: model.Float, Optional: true, Doc: "circuit breakers at the balancer, one per server (breaker.go: resilience4j 2.x's count-based CircuitBreaker as seed 004 states it): a server's breaker opens when at least this fraction of its last cb_window results failed (500, 503, 504), 0 < cb_threshold ≤ 1 (null: no breakers; resilience4j's default is 0.5). Needs a policy that honors eligibility"},
-	pCBWindow:    {Name: "cb_window", Kind: model.Int, Default: model.IntValue(20), Doc: "results in a breaker's count-based window; it can open only once the window is full (resilience4j's minimumNumberOfCalls = slidingWindowSize), 10 ≤ cb_window ≤ 10^4 (seed 004: at least 10; default 20)"},
-	pCBOpen:      {Name: "cb_open", Kind: model.Float, Unit: ms, Default: model.FloatValue(1000), Doc: "how long an open breaker bars its server before it turns half-open (resilience4j's waitDurationInOpenState), > 0 (default 1000: four of seed 004's 250 ms bins)"},
-	pCBProbes:    {Name: "cb_probes", Kind: model.Int, Default: model.IntValue(3), Doc: "attempts a half-open breaker lets through (resilience4j's permittedNumberOfCallsInHalfOpenState): all succeed → closed, one fails → open again; 1 ≤ cb_probes ≤ cb_window (default 3)"},
+	pCBWindow:    {Name: "cb_window", Kind: model.Int, Optional: true, Doc: "results in a breaker's count-based window; it can open only once the window is full (resilience4j's minimumNumberOfCalls = slidingWindowSize), 10 ≤ cb_window ≤ 10^4 (seed 004: at least 10; null: 20); only with cb_threshold"},
+	pCBOpen:      {Name: "cb_open", Kind: model.Float, Unit: ms, Optional: true, Doc: "how long an open breaker bars its server before it turns half-open (resilience4j's waitDurationInOpenState), > 0 (null: 1000, four of seed 004's 250 ms bins); only with cb_threshold"},
+	pCBProbes:    {Name: "cb_probes", Kind: model.Int, Optional: true, Doc: "attempts a half-open breaker lets through (resilience4j's permittedNumberOfCallsInHalfOpenState): all succeed → closed, one fails → open again; 1 ≤ cb_probes ≤ cb_window (null: 3); only with cb_threshold"},
 	pPolicy:      {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "the balancer's dispatch policy (sweep -list); it sees its own outstanding counts; times in ms"},
 }, policy.Params...)
 
