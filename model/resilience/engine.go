@@ -149,6 +149,7 @@ type sample struct {
 	p        [3]float64 // p50, p95, p99 of the successes (NaN: none)
 	inFlight []float64  // time averages over the bin, per server
 	queue    []float64
+	limit    []float64 // time averages over the bin of the servers' limits (nil: no limiter)
 	inSystem float64
 }
 
@@ -158,6 +159,8 @@ type outcome struct {
 	attempts, retries, firsts            int64
 	timeouts, errors, rejections         int64
 	dropped, budgetDenied                int64
+	limited                              int64   // attempts the limiter rejected
+	meanLimit                            float64 // the limiter's time- and server-averaged limit (NaN: none)
 	ok, all                              *sim.Sojourns
 	wasted, busy                         float64
 	sent                                 []int64
@@ -217,7 +220,7 @@ func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy,
 	}
 	e.lv = sim.NewLevels(c.n)
 	e.view = policy.View{Loads: e.lv}
-	e.out = outcome{ok: sim.NewSojourns(), all: sim.NewSojourns(), sent: make([]int64, c.n)}
+	e.out = outcome{ok: sim.NewSojourns(), all: sim.NewSojourns(), sent: make([]int64, c.n), meanLimit: math.NaN()}
 	if c.budget > 0 {
 		e.capacity = max(10, 100*c.budget)
 		e.tokens = e.capacity
@@ -290,6 +293,9 @@ func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy,
 		e.closeBin()
 	}
 	e.advance(c.horizon)
+	if e.adm != nil {
+		e.out.meanLimit = e.adm.meanLimit(c.horizon)
+	}
 	e.finishBooks()
 	return e.out, nil
 }
@@ -880,6 +886,12 @@ func (e *engine) closeBin() {
 		e.touch(s, e.binEnd)
 		smp.inFlight[k], smp.queue[k] = s.heldArea/e.c.bin, s.queuedArea/e.c.bin
 		s.heldArea, s.queuedArea = 0, 0
+	}
+	if e.adm != nil {
+		smp.limit = make([]float64, len(e.servers))
+		for k := range smp.limit {
+			smp.limit[k] = e.adm.binLimit(k, e.binEnd)
+		}
 	}
 	e.out.series = append(e.out.series, smp)
 	e.cur = bin{latencies: lat[:0]}

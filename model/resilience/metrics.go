@@ -21,8 +21,10 @@ var (
 	colAttemptRate    = schema.Column{Name: "attempt_rate", Type: schema.Float64, Unit: "attempts/s", Doc: "attempts / (horizon − warmup): the load the servers see, beside the retry fixed point's states"}
 	colTimeouts       = schema.Column{Name: "timeouts", Type: schema.Int64, Doc: "attempts the balancer timed out (504)"}
 	colErrors         = schema.Column{Name: "errors", Type: schema.Int64, Doc: "attempts answered 500: server errors, refused connections of a down server, work lost in a kill"}
-	colRejections     = schema.Column{Name: "rejections", Type: schema.Int64, Doc: "attempts answered 503 by a full queue (FIFO: the newcomer; LIFO: the oldest queued)"}
+	colRejections     = schema.Column{Name: "rejections", Type: schema.Int64, Doc: "attempts answered 503 by a full queue (FIFO: the newcomer; LIFO: the oldest queued) or by a concurrency limit (limited)"}
 	colDropped        = schema.Column{Name: "dropped", Type: schema.Int64, Doc: "attempts a server skipped because their timeout had passed (drop_expired)"}
+	colLimited        = schema.Column{Name: "limited", Type: schema.Int64, Doc: "attempts a server's concurrency limit answered 503 at their arrival (counted in rejections too); 0 with no limiter"}
+	colMeanLimit      = schema.Column{Name: "mean_limit", Type: schema.Float64, Unit: "attempts", Doc: "the concurrency limit admission used (⌊limit⌋), averaged over time in [warmup, horizon) and over the servers; null with no limiter"}
 	colBudgetDenied   = schema.Column{Name: "budget_denied", Type: schema.Int64, Doc: "retries the retry budget refused (the request failed instead)"}
 	colMeanLatency    = schema.Column{Name: "mean_latency", Type: schema.Float64, Unit: ms, Doc: "mean latency (final answer − arrival, backoffs included) of the successful requests; exact; null when none"}
 	colP50Latency     = schema.Column{Name: "p50_latency", Type: schema.Float64, Unit: ms, Doc: "median latency of the successful requests, relative error ≤ 0.1% (DDSketch); null when none"}
@@ -46,7 +48,7 @@ var (
 	colTheoryMeta     = schema.Column{Name: "theory_attempt_rate_metastable", Type: schema.Float64, Unit: "attempts/s", Doc: "the retry fixed point's largest stable state when it has more than one (the metastable state; Bronson et al., HotOS 2021); null when the fixed point is unique or no theory applies"}
 	colTheorySource   = schema.Column{Name: "theory_source", Type: schema.String, Doc: "the formulas behind the theory columns; null where none applies"}
 	colTheoryPauseP99 = schema.Column{Name: "theory_p99_pause_bound", Type: schema.Float64, Unit: ms, Doc: "a lower bound on the p99 latency of all answers when a load-blind policy sends a share of the requests to servers with periodic pauses: an arrival there during a pause waits out its rest; null elsewhere"}
-	metrics           = schema.New(colOffered, colSucceeded, colFailed, colPending, colGoodput, colGoodputRate, colAttempts, colRetries, colAttemptsPerReq, colAttemptRate, colTimeouts, colErrors, colRejections, colDropped, colBudgetDenied, colMeanLatency, colP50Latency, colP95Latency, colP99Latency, colP50AllLatency, colP99AllLatency, colWastedWork, colWastedFraction, colShares, colMeanInSystem, colMeanTimeInSys, colPeakQueue, colEvents, colWarning, colTheoryPTimeout, colTheoryBlocking, colTheoryMean, colTheoryP99, colTheoryHealthy, colTheoryMeta, colTheoryPauseP99, colTheorySource)
+	metrics           = schema.New(colOffered, colSucceeded, colFailed, colPending, colGoodput, colGoodputRate, colAttempts, colRetries, colAttemptsPerReq, colAttemptRate, colTimeouts, colErrors, colRejections, colDropped, colLimited, colMeanLimit, colBudgetDenied, colMeanLatency, colP50Latency, colP95Latency, colP99Latency, colP50AllLatency, colP99AllLatency, colWastedWork, colWastedFraction, colShares, colMeanInSystem, colMeanTimeInSys, colPeakQueue, colEvents, colWarning, colTheoryPTimeout, colTheoryBlocking, colTheoryMean, colTheoryP99, colTheoryHealthy, colTheoryMeta, colTheoryPauseP99, colTheorySource)
 )
 
 // The time-series columns: one row per bin [time, time + bin).
@@ -65,8 +67,9 @@ var (
 	colSP99        = schema.Column{Name: "p99_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile, as p50_latency"}
 	colSInFlight   = schema.Column{Name: "in_flight", Type: schema.Float64List, Doc: "element k: the time average over the bin of the attempts at server k (in service and queued), exact"}
 	colSQueue      = schema.Column{Name: "queued", Type: schema.Float64List, Doc: "element k: the time average over the bin of the attempts waiting in server k's queue, exact"}
+	colSLimit      = schema.Column{Name: "limit", Type: schema.Float64List, Unit: "attempts", Doc: "element k: the time average over the bin of server k's concurrency limit (⌊limit⌋, the one admission used), exact; null with no limiter"}
 	colSInSystem   = schema.Column{Name: "in_system", Type: schema.Float64, Doc: "the time average over the bin of the requests in the system (arrived, no final answer), exact"}
-	seriesSchema   = schema.New(colTime, colSOffered, colSAttempts, colSSuccesses, colSFailures, colSTimeouts, colSErrors, colSRejections, colSRetries, colSP50, colSP95, colSP99, colSInFlight, colSQueue, colSInSystem)
+	seriesSchema   = schema.New(colTime, colSOffered, colSAttempts, colSSuccesses, colSFailures, colSTimeouts, colSErrors, colSRejections, colSRetries, colSP50, colSP95, colSP99, colSInFlight, colSQueue, colSLimit, colSInSystem)
 )
 
 // nullIfNaN is x as a cell, null when NaN.
@@ -95,6 +98,8 @@ func (o *outcome) set(row *schema.Builder, window float64) {
 	row.Set(colErrors, schema.Int(o.errors))
 	row.Set(colRejections, schema.Int(o.rejections))
 	row.Set(colDropped, schema.Int(o.dropped))
+	row.Set(colLimited, schema.Int(o.limited))
+	row.Set(colMeanLimit, nullIfNaN(o.meanLimit))
 	row.Set(colBudgetDenied, schema.Int(o.budgetDenied))
 	row.Set(colMeanLatency, nullIfNaN(o.ok.Mean()))
 	row.Set(colP50Latency, nullIfNaN(o.ok.Quantile(0.5)))

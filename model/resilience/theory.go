@@ -37,7 +37,7 @@ func (q queueLaw) tail(x, t float64) float64 {
 
 // lawOf returns point c's queue law when one applies (see queueLaw), for a policy with traits tr.
 func lawOf(c config, tr policy.Traits) (queueLaw, bool) {
-	if tr.Family != policy.FamilyRandom || c.service != Exponential || c.rate == 0 || c.hopLaw != HopConstant {
+	if tr.Family != policy.FamilyRandom || c.service != Exponential || c.rate == 0 || c.hopLaw != HopConstant || c.lim.algo != LimiterNone {
 		return queueLaw{}, false
 	}
 	first := c.classes[0]
