@@ -23,7 +23,7 @@ var (
 	colErrors         = schema.Column{Name: "errors", Type: schema.Int64, Doc: "attempts answered 500: server errors, refused connections of a down server, work lost in a kill"}
 	colRejections     = schema.Column{Name: "rejections", Type: schema.Int64, Doc: "attempts answered 503 by a full queue (FIFO: the newcomer; LIFO: the oldest queued) or by a concurrency limit (limited)"}
 	colDropped        = schema.Column{Name: "dropped", Type: schema.Int64, Doc: "attempts a server skipped because their timeout had passed (drop_expired)"}
-	colLimited        = schema.Column{Name: "limited", Type: schema.Int64, Doc: "attempts a server's concurrency limit answered 503 at their arrival (counted in rejections too); 0 with no limiter"}
+	colLimited        = schema.Column{Name: "limited", Type: schema.Int64, Doc: "attempts a server's concurrency limit answered 503 at their arrival, counted at the server (in rejections too once the 503 reaches the balancer, a hop later: limited may exceed the limiter's share of rejections by the 503s on their way at the horizon); 0 with no limiter"}
 	colMeanLimit      = schema.Column{Name: "mean_limit", Type: schema.Float64, Unit: "attempts", Doc: "the concurrency limit admission used (⌊limit⌋), averaged over time in [warmup, horizon) and over the servers; null with no limiter"}
 	colBudgetDenied   = schema.Column{Name: "budget_denied", Type: schema.Int64, Doc: "retries the retry budget refused (the request failed instead)"}
 	colMeanLatency    = schema.Column{Name: "mean_latency", Type: schema.Float64, Unit: ms, Doc: "mean latency (final answer − arrival, backoffs included) of the successful requests; exact; null when none"}
