@@ -37,7 +37,7 @@ import (
 //
 // Gradient2 (Gradient2Limit), on every sample (not windowed: the source's Javadoc speaks of a sampling window, its
 // code updates per sample), in the source's order, with L the estimated limit (a real number):
-//  1. queueSize = gradient_queue (the source's default function concurrency → 4: a constant);
+//  1. queueSize = gradient_queue_size (the source's default function concurrency → 4: a constant);
 //  2. shortRtt = rtt (the current sample, no average); longRtt = ExpAvgMeasurement(gradient_window, 10).add(rtt):
 //     the arithmetic mean of the first 10 samples, then an exponential average with factor 2/(window + 1);
 //  3. if longRtt/shortRtt > 2, the measurement is multiplied by 0.95 (the long-RTT decay after an overload; the
@@ -53,7 +53,7 @@ import (
 // samples of attempts that went into service at once (a free worker, an empty queue, the server running) feed
 // longRtt, "what that average stands for", because a plain average creeps upward during a long overload; the other
 // steps are unchanged, and until a first unqueued sample the limit does not move. Seed 004 also writes the growth
-// term as √limit where the source's default is the constant 4; gradient_queue is that constant.
+// term as √limit where the source's default is the constant 4; gradient_queue_size is that constant.
 
 // Limiters, in the order of the `limiter` choices.
 const (
@@ -145,7 +145,7 @@ func checkLimiter(p model.Point) error {
 	case p[pGradWindow].I < 1 || p[pGradWindow].I > MaxGradientWindow:
 		return bad("gradient_window", "%d: need 1 ≤ gradient_window ≤ %d samples", p[pGradWindow].I, MaxGradientWindow)
 	case p[pGradQueue].I < 0 || p[pGradQueue].I > MaxLimit:
-		return bad("gradient_queue", "%d: need 0 ≤ gradient_queue ≤ %d", p[pGradQueue].I, MaxLimit)
+		return bad("gradient_queue_size", "%d: need 0 ≤ gradient_queue_size ≤ %d", p[pGradQueue].I, MaxLimit)
 	}
 	return nil
 }

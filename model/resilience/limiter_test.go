@@ -3,6 +3,7 @@ package resilience
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"lbsweep/model"
@@ -302,5 +303,43 @@ func TestLimiterNoAllocationPerRequest(t *testing.T) {
 				t.Errorf("%s, bin %v: %v more allocations for %d more requests, bound %v", s.name, bin, extra, o4.offered-o1.offered, bound)
 			}
 		}
+	}
+}
+
+// The limiter's parameters are range-checked with the sources' rules, each refusal naming its parameter; a limiter
+// makes an overload stable (no allow_unstable needed: it bounds what a server holds).
+func TestLimiterCheck(t *testing.T) {
+	four := []model.Record{srvClass(t, 4)}
+	pt := func(set ...string) model.Point {
+		return raw(t, four, nil, "round_robin", append([]string{"rate=100", "horizon=1000", "limiter=aimd"}, set...)...)
+	}
+	for _, c := range []struct {
+		set   []string
+		param string
+		text  string
+	}{
+		{[]string{"limit_min=0", "limit_initial=1"}, "limit_min", "≥ 1"},
+		{[]string{"limit_max=10"}, "limit_max", "≥ limit_min"},
+		{[]string{"limit_max=2000000"}, "limit_max", "≤ 1000000"},
+		{[]string{"limit_initial=300"}, "limit_initial", "≤ limit_max"},
+		{[]string{"limit_initial=10"}, "limit_initial", "limit_min (20) ≤"},
+		{[]string{"aimd_backoff=1"}, "aimd_backoff", "Backoff ratio must be in the range [0.5, 1.0)"},
+		{[]string{"aimd_backoff=0.4"}, "aimd_backoff", "[0.5, 1.0)"},
+		{[]string{"aimd_timeout=0"}, "aimd_timeout", "Timeout must be positive"},
+		{[]string{"gradient_tolerance=0.9"}, "gradient_tolerance", "Tolerance must be >= 1.0"},
+		{[]string{"gradient_smoothing=0"}, "gradient_smoothing", "0 < gradient_smoothing ≤ 1"},
+		{[]string{"gradient_window=0"}, "gradient_window", "1 ≤ gradient_window"},
+		{[]string{"gradient_queue_size=-1"}, "gradient_queue_size", "0 ≤ gradient_queue_size"},
+	} {
+		is, _ := checkErr(pt(c.set...), model.CheckOptions{})
+		if is == nil || is.Param != c.param || !strings.Contains(is.Message, c.text) {
+			t.Errorf("%v: %v, want an issue on %s containing %q", c.set, is, c.param, c.text)
+		}
+	}
+	if is, w := checkErr(pt("rate=1000"), model.CheckOptions{}); is != nil || len(w) != 0 {
+		t.Errorf("1.25 times the capacity with a limiter: %v %v, want no error or warning", is, w)
+	}
+	if is, _ := checkErr(raw(t, four, nil, "round_robin", "rate=1000", "horizon=1000"), model.CheckOptions{}); is == nil || is.Param != "rate" {
+		t.Errorf("1.25 times the capacity without a limiter: %v, want the rate refused", is)
 	}
 }

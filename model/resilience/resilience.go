@@ -2,7 +2,8 @@
 // one balancer and servers with workers and explicit queues, where a request is an object with a lifecycle, so that
 // anything pending can be slowed, paused, dropped, timed out or retried after it was dispatched. It is the world the
 // resilience mechanisms live in (DESIGN.md, "The request-level world"); this package builds timeouts, retries with
-// backoff and a retry budget, bounded FIFO and LIFO queues, dropping expired work, GC pauses and a fault timeline.
+// backoff and a retry budget, bounded FIFO and LIFO queues, dropping expired work, adaptive concurrency limits
+// (limiter.go), GC pauses and a fault timeline.
 //
 // # Units
 //
@@ -61,9 +62,11 @@
 // pending at the horizon; their attempts, retries and the attempt outcomes the balancer saw (timeouts, errors,
 // rejections); latency (final answer − arrival, backoffs included) of the successes and of all final answers; wasted
 // work (worker time spent on attempts whose balancer had already timed them out); each server's share of their
-// attempts. Each run checks its own books (Little's law over the window as an exact identity of the integrated
-// number in the system and the requests' clipped times in it; offered = succeeded + failed + pending; attempts =
-// requests + retries) and fills the `warning` column when one does not hold.
+// attempts; with a limiter, the attempts it rejected (limited) and its limit averaged over time and servers
+// (mean_limit), and each server's limit per bin in the series. Each run checks its own books (Little's law over the
+// window as an exact identity of the integrated number in the system and the requests' clipped times in it;
+// offered = succeeded + failed + pending; attempts = requests + retries) and fills the `warning` column when one does
+// not hold.
 package resilience
 
 import (
@@ -292,7 +295,7 @@ var params = append([]model.Param{
 	pGradTolerance: {Name: "gradient_tolerance", Kind: model.Float, Default: model.FloatValue(1.5), Doc: "gradient2: rttTolerance, the latency increase tolerated before the limit shrinks, ≥ 1 (default 1.5, as Gradient2Limit)"},
 	pGradSmoothing: {Name: "gradient_smoothing", Kind: model.Float, Default: model.FloatValue(0.2), Doc: "gradient2: smoothing, the weight of each new estimate, 0 < gradient_smoothing ≤ 1 (default 0.2, as Gradient2Limit)"},
 	pGradWindow:    {Name: "gradient_window", Kind: model.Int, Default: model.IntValue(600), Doc: "gradient2: longWindow, samples of the long-term RTT's exponential average (factor 2/(window + 1) after 10 plain-mean samples), 1 ≤ gradient_window ≤ 10^6 (default 600, as Gradient2Limit)"},
-	pGradQueue:     {Name: "gradient_queue", Kind: model.Int, Default: model.IntValue(4), Doc: "gradient2: queueSize, the limit's growth per estimate while latency stays low, 0 ≤ gradient_queue ≤ 10^6 (default 4, as Gradient2Limit's default function)"},
+	pGradQueue:     {Name: "gradient_queue_size", Kind: model.Int, Default: model.IntValue(4), Doc: "gradient2: queueSize, the limit's growth per estimate while latency stays low, 0 ≤ gradient_queue_size ≤ 10^6 (default 4, as Gradient2Limit's default function)"},
 	pGradBaseline:  {Name: "gradient_baseline", Kind: model.Enum, Choices: baselineChoices, Default: model.IntValue(BaselineAverage), Doc: "gradient2: what feeds the long-term RTT: average (every sample, as Gradient2Limit; default) or unqueued (only attempts that went into service at once, as seed 004)"},
 	pPolicy:        {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "the balancer's dispatch policy (sweep -list); it sees its own outstanding counts; times in ms"},
 }, policy.Params...)

@@ -21,7 +21,7 @@ const (
 
 // queueLaw is the per-server queue of a point where random dispatch makes each server an independent M/M/c or
 // M/M/c/K queue: every server active and alike (workers, speed), exponential service, no errors, no pauses, an open
-// loop, constant hops. Rates per ms.
+// loop, constant hops, no concurrency limit (its admission moves with time). Rates per ms.
 type queueLaw struct {
 	lam, mu float64 // requests per server, service rate per worker
 	c, k    int     // workers; k = workers + queue, or 0 when unbounded
