@@ -11,7 +11,7 @@
 // fraction of servers holding at least i jobs (the job in service included),
 // for i = 1..k, matching the queue_tail column of the results schema.
 //
-// The request-level families (mmc.go, retry.go, vacation.go) take every rate
+// The request-level families (mmc.go, retry.go, vacation.go, limit.go) take every rate
 // and time explicitly and work in the caller's unit: with rates per ms, times
 // come out in ms (the resilience model's convention).
 //
@@ -69,4 +69,10 @@
 //   - vacation.go: a server with periodic stop-the-world pauses (GC): its
 //     capacity, and sound lower bounds on the sojourn tail, quantiles and
 //     mean, for one server or a fleet sending it a share of the requests.
+//   - limit.go: where adaptive concurrency limits settle at a saturated
+//     server: Little's law's knee (limit = throughput × latency = c), the
+//     fluid fixed point of Gradient2Limit (tolerance·c + queueSize), and the
+//     mean-field levels of AIMDLimit and of Gradient2Limit with seed 004's
+//     unqueued baseline over M/M/c/⌊L⌋ (no closed form). Little, Operations
+//     Research 9(3), 1961; Netflix concurrency-limits.
 package analytic

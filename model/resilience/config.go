@@ -72,6 +72,7 @@ type config struct {
 	cbOpen      float64 // ms
 	cbProbes    int
 	cbTrace     bool // tests: record the breakers' transitions in outcome.cbLog
+	lim         limiterConfig
 }
 
 // intOr is v's integer, or d when v is null.
@@ -126,7 +127,7 @@ func configOf(p model.Point) config {
 		queue: -1, discipline: int(p[pDiscipline].I), dropExpired: p[pDropExpired].B, service: int(p[pService].I),
 		mean: p[pMean].F, errorLatency: p[pMean].F, hop: p[pHop].F, hopLaw: int(p[pHopLaw].I),
 		timeout: math.Inf(1), retries: int(p[pRetries].I), backoff: p[pBackoff].F, jitter: int(p[pJitter].I),
-		horizon: p[pHorizon].F, warmup: p[pWarmup].F, bin: p[pBin].F,
+		horizon: p[pHorizon].F, warmup: p[pWarmup].F, bin: p[pBin].F, lim: limiterOf(p),
 		cbWindow: int(intOr(p[pCBWindow], DefaultCBWindow)), cbOpen: floatOr(p[pCBOpen], DefaultCBOpen),
 		cbProbes: int(intOr(p[pCBProbes], DefaultCBProbes)),
 	}
@@ -439,7 +440,10 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 	if err := checkTimeline(p, cfg); err != nil {
 		return nil, err
 	}
-	if cfg.queue < 0 && cfg.rate > 0 {
+	if err := checkLimiter(p); err != nil {
+		return nil, err
+	}
+	if cfg.queue < 0 && cfg.rate > 0 && cfg.lim.algo == LimiterNone { // a limiter bounds what a server holds
 		capacity := 0.0 // work per ms the fleet can do
 		for _, cl := range cfg.classes {
 			if !cl.active {

@@ -178,6 +178,7 @@ type sample struct {
 	p        [3]float64 // p50, p95, p99 of the successes (NaN: none)
 	inFlight []float64  // time averages over the bin, per server
 	queue    []float64
+	limit    []float64 // time averages over the bin of the servers' limits (nil: no limiter)
 	inSystem float64
 	sent     []float64 // per server: attempts the balancer sent it in the bin
 	cbOpen   []float64 // per server: the fractions of the bin its breaker was open and half-open (nil: no breakers)
@@ -192,6 +193,8 @@ type outcome struct {
 	dropped, budgetDenied                int64
 	hedges, hedgeWins, hedgeDenied       int64
 	hedgeSkipped, hedgeCut               int64
+	limited                              int64   // attempts the limiter rejected
+	meanLimit                            float64 // the limiter's time- and server-averaged limit (NaN: none)
 	ok, all                              *sim.Sojourns
 	wasted, busy                         float64
 	sent                                 []int64
@@ -260,7 +263,7 @@ func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy,
 	}
 	e.lv = sim.NewLevels(c.n)
 	e.view = policy.View{Loads: e.lv}
-	e.out = outcome{ok: sim.NewSojourns(), all: sim.NewSojourns(), sent: make([]int64, c.n)}
+	e.out = outcome{ok: sim.NewSojourns(), all: sim.NewSojourns(), sent: make([]int64, c.n), meanLimit: math.NaN()}
 	if c.budget > 0 {
 		e.capacity = max(10, 100*c.budget)
 		e.tokens = e.capacity
@@ -344,6 +347,9 @@ func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy,
 		e.closeBin()
 	}
 	e.advance(c.horizon)
+	if e.adm != nil {
+		e.out.meanLimit = e.adm.meanLimit(c.horizon)
+	}
 	e.finishBooks()
 	if e.brk != nil {
 		e.brk.finish(c.horizon, &e.out)
@@ -1104,6 +1110,12 @@ func (e *engine) closeBin() {
 	smp.counts.hedgeDelay = math.NaN()
 	if e.hedger != nil {
 		smp.counts.hedgeDelay = e.hedger.delay
+	}
+	if e.adm != nil {
+		smp.limit = make([]float64, len(e.servers))
+		for k := range smp.limit {
+			smp.limit[k] = e.adm.binLimit(k, e.binEnd)
+		}
 	}
 	e.out.series = append(e.out.series, smp)
 	e.cur = bin{latencies: lat[:0]}

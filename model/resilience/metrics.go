@@ -21,8 +21,10 @@ var (
 	colAttemptRate      = schema.Column{Name: "attempt_rate", Type: schema.Float64, Unit: "attempts/s", Doc: "attempts / (horizon − warmup): the load the servers see, beside the retry fixed point's states"}
 	colTimeouts         = schema.Column{Name: "timeouts", Type: schema.Int64, Doc: "attempts the balancer timed out (504)"}
 	colErrors           = schema.Column{Name: "errors", Type: schema.Int64, Doc: "attempts answered 500: server errors, refused connections of a down server, work lost in a kill"}
-	colRejections       = schema.Column{Name: "rejections", Type: schema.Int64, Doc: "attempts answered 503 by a full queue (FIFO: the newcomer; LIFO: the oldest queued)"}
+	colRejections       = schema.Column{Name: "rejections", Type: schema.Int64, Doc: "attempts answered 503 by a full queue (FIFO: the newcomer; LIFO: the oldest queued) or by a concurrency limit (limited)"}
 	colDropped          = schema.Column{Name: "dropped", Type: schema.Int64, Doc: "attempts a server skipped because their timeout had passed (drop_expired)"}
+	colLimited          = schema.Column{Name: "limited", Type: schema.Int64, Doc: "attempts a server's concurrency limit answered 503 at their arrival, counted at the server (in rejections too once the 503 reaches the balancer, a hop later: limited may exceed the limiter's share of rejections by the 503s on their way at the horizon); 0 with no limiter"}
+	colMeanLimit        = schema.Column{Name: "mean_limit", Type: schema.Float64, Unit: "attempts", Doc: "the concurrency limit admission used (⌊limit⌋), averaged over time in [warmup, horizon) and over the servers; null with no limiter"}
 	colBudgetDenied     = schema.Column{Name: "budget_denied", Type: schema.Int64, Doc: "retries the retry budget refused (the request failed instead)"}
 	colHedges           = schema.Column{Name: "hedges", Type: schema.Int64, Doc: "hedge copies sent (counted in attempts, apart from retries_sent)"}
 	colHedgeRate        = schema.Column{Name: "hedge_rate", Type: schema.Float64, Doc: "hedges / offered: the extra attempts hedging costs per request; null when nothing was offered"}
@@ -60,7 +62,7 @@ var (
 	colTheoryHedgeP99   = schema.Column{Name: "theory_hedge_p99_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile of the hedged latency 4·hop + min(X₁, H + X₂) with no queueing; null elsewhere"}
 	colTheorySource     = schema.Column{Name: "theory_source", Type: schema.String, Doc: "the formulas behind the theory columns; null where none applies"}
 	colTheoryPauseP99   = schema.Column{Name: "theory_p99_pause_bound", Type: schema.Float64, Unit: ms, Doc: "a lower bound on the p99 latency of all answers when a load-blind policy sends a share of the requests to servers with periodic pauses: an arrival there during a pause waits out its rest; null elsewhere"}
-	metrics             = schema.New(colOffered, colSucceeded, colFailed, colPending, colGoodput, colGoodputRate, colAttempts, colRetries, colAttemptsPerReq, colAttemptRate, colTimeouts, colErrors, colRejections, colDropped, colBudgetDenied, colHedges, colHedgeRate, colHedgeWins, colHedgeDenied, colHedgeSkipped, colHedgeCut, colBreakerOpens, colBreakerCloses, colBreakerOpenFr, colMeanLatency, colP50Latency, colP95Latency, colP99Latency, colP50AllLatency, colP99AllLatency, colWastedWork, colWorkPerRequest, colWastedFraction, colShares, colMeanInSystem, colMeanTimeInSys, colPeakQueue, colEvents, colWarning, colTheoryPTimeout, colTheoryBlocking, colTheoryMean, colTheoryP99, colTheoryHealthy, colTheoryMeta, colTheoryPauseP99, colTheoryHedgeDelay, colTheoryHedgeRate, colTheoryHedgeMean, colTheoryHedgeP99, colTheorySource)
+	metrics             = schema.New(colOffered, colSucceeded, colFailed, colPending, colGoodput, colGoodputRate, colAttempts, colRetries, colAttemptsPerReq, colAttemptRate, colTimeouts, colErrors, colRejections, colDropped, colLimited, colMeanLimit, colBudgetDenied, colHedges, colHedgeRate, colHedgeWins, colHedgeDenied, colHedgeSkipped, colHedgeCut, colBreakerOpens, colBreakerCloses, colBreakerOpenFr, colMeanLatency, colP50Latency, colP95Latency, colP99Latency, colP50AllLatency, colP99AllLatency, colWastedWork, colWorkPerRequest, colWastedFraction, colShares, colMeanInSystem, colMeanTimeInSys, colPeakQueue, colEvents, colWarning, colTheoryPTimeout, colTheoryBlocking, colTheoryMean, colTheoryP99, colTheoryHealthy, colTheoryMeta, colTheoryPauseP99, colTheoryHedgeDelay, colTheoryHedgeRate, colTheoryHedgeMean, colTheoryHedgeP99, colTheorySource)
 )
 
 // The time-series columns: one row per bin [time, time + bin).
@@ -81,11 +83,12 @@ var (
 	colSP99        = schema.Column{Name: "p99_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile, as p50_latency"}
 	colSInFlight   = schema.Column{Name: "in_flight", Type: schema.Float64List, Doc: "element k: the time average over the bin of the attempts at server k (in service and queued), exact"}
 	colSQueue      = schema.Column{Name: "queued", Type: schema.Float64List, Doc: "element k: the time average over the bin of the attempts waiting in server k's queue, exact"}
+	colSLimit      = schema.Column{Name: "limit", Type: schema.Float64List, Unit: "attempts", Doc: "element k: the time average over the bin of server k's concurrency limit (⌊limit⌋, the one admission used), exact; null with no limiter"}
 	colSInSystem   = schema.Column{Name: "in_system", Type: schema.Float64, Doc: "the time average over the bin of the requests in the system (arrived, no final answer), exact"}
 	colSSent       = schema.Column{Name: "sent", Type: schema.Float64List, Doc: "element k: the attempts the balancer sent to server k in the bin (a count)"}
 	colSBreakerOp  = schema.Column{Name: "breaker_open", Type: schema.Float64List, Doc: "element k: the fraction of the bin server k's circuit breaker was open, exact (1: open throughout; a re-open within the bin shows as a fraction); null without breakers"}
 	colSBreakerHf  = schema.Column{Name: "breaker_half_open", Type: schema.Float64List, Doc: "element k: the fraction of the bin server k's breaker was half-open, exact (closed is 1 − breaker_open − breaker_half_open); null without breakers"}
-	seriesSchema   = schema.New(colTime, colSOffered, colSAttempts, colSSuccesses, colSFailures, colSTimeouts, colSErrors, colSRejections, colSRetries, colSHedges, colSHedgeDelay, colSP50, colSP95, colSP99, colSInFlight, colSQueue, colSInSystem, colSSent, colSBreakerOp, colSBreakerHf)
+	seriesSchema   = schema.New(colTime, colSOffered, colSAttempts, colSSuccesses, colSFailures, colSTimeouts, colSErrors, colSRejections, colSRetries, colSHedges, colSHedgeDelay, colSP50, colSP95, colSP99, colSInFlight, colSQueue, colSLimit, colSInSystem, colSSent, colSBreakerOp, colSBreakerHf)
 )
 
 // nullIfNaN is x as a cell, null when NaN.
@@ -114,6 +117,8 @@ func (o *outcome) set(row *schema.Builder, window float64) {
 	row.Set(colErrors, schema.Int(o.errors))
 	row.Set(colRejections, schema.Int(o.rejections))
 	row.Set(colDropped, schema.Int(o.dropped))
+	row.Set(colLimited, schema.Int(o.limited))
+	row.Set(colMeanLimit, nullIfNaN(o.meanLimit))
 	row.Set(colBudgetDenied, schema.Int(o.budgetDenied))
 	row.Set(colHedges, schema.Int(o.hedges))
 	if o.offered > 0 {

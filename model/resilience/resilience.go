@@ -2,7 +2,8 @@
 // one balancer and servers with workers and explicit queues, where a request is an object with a lifecycle, so that
 // anything pending can be slowed, paused, dropped, timed out or retried after it was dispatched. It is the world the
 // resilience mechanisms live in (DESIGN.md, "The request-level world"); this package builds timeouts, retries with
-// backoff and a retry budget, bounded FIFO and LIFO queues, dropping expired work, GC pauses and a fault timeline.
+// backoff and a retry budget, bounded FIFO and LIFO queues, dropping expired work, adaptive concurrency limits
+// (limiter.go), GC pauses and a fault timeline.
 //
 // # Units
 //
@@ -67,9 +68,11 @@
 // pending at the horizon; their attempts, retries and the attempt outcomes the balancer saw (timeouts, errors,
 // rejections); latency (final answer − arrival, backoffs included) of the successes and of all final answers; wasted
 // work (worker time spent on attempts whose balancer had already timed them out); each server's share of their
-// attempts. Each run checks its own books (Little's law over the window as an exact identity of the integrated
-// number in the system and the requests' clipped times in it; offered = succeeded + failed + pending; attempts =
-// requests + retries) and fills the `warning` column when one does not hold.
+// attempts; with a limiter, the attempts it rejected (limited) and its limit averaged over time and servers
+// (mean_limit), and each server's limit per bin in the series. Each run checks its own books (Little's law over the
+// window as an exact identity of the integrated number in the system and the requests' clipped times in it;
+// offered = succeeded + failed + pending; attempts = requests + retries) and fills the `warning` column when one does
+// not hold.
 package resilience
 
 import (
@@ -120,6 +123,18 @@ const (
 	pCBWindow
 	pCBOpen
 	pCBProbes
+	pLimiter
+	pLimitInitial
+	pLimitMin
+	pLimitMax
+	pAIMDBackoff
+	pAIMDTimeout
+	pAIMDRound
+	pGradTolerance
+	pGradSmoothing
+	pGradWindow
+	pGradQueue
+	pGradBaseline
 	pPolicy // the policy arguments, policy.Params in order, follow
 )
 
@@ -295,14 +310,26 @@ var params = append([]model.Param{
 			tDuration: {Name: "duration", Kind: model.Float, Optional: true, Unit: ms, Doc: "pause: its length, > 0"},
 			tRate:     {Name: "rate", Kind: model.Float, Optional: true, Unit: "requests/s", Doc: "rate: the new open-loop arrival rate, ≥ 10^-6"},
 		}},
-	pHorizon:     {Name: "horizon", Kind: model.Float, Unit: ms, Doc: "end of the run, > 0; rate·horizon ≤ 10^8"},
-	pWarmup:      {Name: "warmup", Kind: model.Float, Unit: ms, Default: model.FloatValue(0), Doc: "start of the measurement window, 0 ≤ warmup < horizon (default 0)"},
-	pBin:         {Name: "bin", Kind: model.Float, Unit: ms, Default: model.FloatValue(250), Twin: true, Doc: "time-series bin width, ≥ horizon/10^6 and ≥ horizon·n/10^8; 0: no time series (default 250, as seed 004's charts). Observation only: not part of the run seed"},
-	pCBThreshold: {Name: "cb_threshold", Kind: model.Float, Optional: true, Doc: "circuit breakers at the balancer, one per server (breaker.go: resilience4j 2.x's count-based CircuitBreaker as seed 004 states it): a server's breaker opens when at least this fraction of its last cb_window results failed (500, 503, 504), 0 < cb_threshold ≤ 1 (null: no breakers; resilience4j's default is 0.5). Needs a policy that honors eligibility"},
-	pCBWindow:    {Name: "cb_window", Kind: model.Int, Optional: true, Doc: "results in a breaker's count-based window; it can open only once the window is full (resilience4j's minimumNumberOfCalls = slidingWindowSize), 10 ≤ cb_window ≤ 10^4 (seed 004: at least 10; null: 20); only with cb_threshold"},
-	pCBOpen:      {Name: "cb_open", Kind: model.Float, Unit: ms, Optional: true, Doc: "how long an open breaker bars its server before it turns half-open (resilience4j's waitDurationInOpenState), > 0 (null: 1000, four of seed 004's 250 ms bins); only with cb_threshold"},
-	pCBProbes:    {Name: "cb_probes", Kind: model.Int, Optional: true, Doc: "attempts a half-open breaker lets through (resilience4j's permittedNumberOfCallsInHalfOpenState): all succeed → closed, one fails → open again; 1 ≤ cb_probes ≤ cb_window (null: 3); only with cb_threshold"},
-	pPolicy:      {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "the balancer's dispatch policy (sweep -list); it sees its own outstanding counts; times in ms"},
+	pHorizon:       {Name: "horizon", Kind: model.Float, Unit: ms, Doc: "end of the run, > 0; rate·horizon ≤ 10^8"},
+	pWarmup:        {Name: "warmup", Kind: model.Float, Unit: ms, Default: model.FloatValue(0), Doc: "start of the measurement window, 0 ≤ warmup < horizon (default 0)"},
+	pBin:           {Name: "bin", Kind: model.Float, Unit: ms, Default: model.FloatValue(250), Twin: true, Doc: "time-series bin width, ≥ horizon/10^6 and ≥ horizon·n/10^8; 0: no time series (default 250, as seed 004's charts). Observation only: not part of the run seed"},
+	pCBThreshold:   {Name: "cb_threshold", Kind: model.Float, Optional: true, Doc: "circuit breakers at the balancer, one per server (breaker.go: resilience4j 2.x's count-based CircuitBreaker as seed 004 states it): a server's breaker opens when at least this fraction of its last cb_window results failed (500, 503, 504), 0 < cb_threshold ≤ 1 (null: no breakers; resilience4j's default is 0.5). Needs a policy that honors eligibility"},
+	pCBWindow:      {Name: "cb_window", Kind: model.Int, Optional: true, Doc: "results in a breaker's count-based window; it can open only once the window is full (resilience4j's minimumNumberOfCalls = slidingWindowSize), 10 ≤ cb_window ≤ 10^4 (seed 004: at least 10; null: 20); only with cb_threshold"},
+	pCBOpen:        {Name: "cb_open", Kind: model.Float, Unit: ms, Optional: true, Doc: "how long an open breaker bars its server before it turns half-open (resilience4j's waitDurationInOpenState), > 0 (null: 1000, four of seed 004's 250 ms bins); only with cb_threshold"},
+	pCBProbes:      {Name: "cb_probes", Kind: model.Int, Optional: true, Doc: "attempts a half-open breaker lets through (resilience4j's permittedNumberOfCallsInHalfOpenState): all succeed → closed, one fails → open again; 1 ≤ cb_probes ≤ cb_window (null: 3); only with cb_threshold"},
+	pLimiter:       {Name: "limiter", Kind: model.Enum, Choices: limiterChoices, Default: model.IntValue(LimiterNone), Doc: "adaptive concurrency limit per server on attempts in service plus queued, the excess answered 503 at once: none (default), aimd (Netflix AIMDLimit) or gradient2 (Netflix Gradient2Limit); learns only from the attempts it admitted (limiter.go)"},
+	pLimitInitial:  {Name: "limit_initial", Kind: model.Int, Default: model.IntValue(20), Doc: "limiter: the initial limit, limit_min ≤ limit_initial ≤ limit_max (default 20, as the sources)"},
+	pLimitMin:      {Name: "limit_min", Kind: model.Int, Default: model.IntValue(20), Doc: "limiter: the smallest limit, ≥ 1 (default 20, as the sources)"},
+	pLimitMax:      {Name: "limit_max", Kind: model.Int, Default: model.IntValue(200), Doc: "limiter: the largest limit, limit_min ≤ limit_max ≤ 10^6 (default 200, as the sources)"},
+	pAIMDBackoff:   {Name: "aimd_backoff", Kind: model.Float, Default: model.FloatValue(0.9), Doc: "aimd: the limit's factor on a dropped or slow sample, 0.5 ≤ aimd_backoff < 1 (default 0.9, as AIMDLimit)"},
+	pAIMDTimeout:   {Name: "aimd_timeout", Kind: model.Float, Unit: ms, Optional: true, Doc: "aimd: a sample slower than this (admission → service end) backs the limit off, > 0 (null: 5 × mean, as seed 004; AIMDLimit's default is 5 s)"},
+	pAIMDRound:     {Name: "aimd_round", Kind: model.Bool, Default: model.BoolValue(false), Doc: "aimd: back off at most once per round of admitted attempts (seed 004): a slow or dropped sample of an attempt admitted before the last backoff changes nothing (default false: every such sample backs off, as AIMDLimit)"},
+	pGradTolerance: {Name: "gradient_tolerance", Kind: model.Float, Default: model.FloatValue(1.5), Doc: "gradient2: rttTolerance, the latency increase tolerated before the limit shrinks, ≥ 1 (default 1.5, as Gradient2Limit)"},
+	pGradSmoothing: {Name: "gradient_smoothing", Kind: model.Float, Default: model.FloatValue(0.2), Doc: "gradient2: smoothing, the weight of each new estimate, 0 < gradient_smoothing ≤ 1 (default 0.2, as Gradient2Limit)"},
+	pGradWindow:    {Name: "gradient_window", Kind: model.Int, Default: model.IntValue(600), Doc: "gradient2: longWindow, samples of the long-term RTT's exponential average (factor 2/(window + 1) after 10 plain-mean samples), 1 ≤ gradient_window ≤ 10^6 (default 600, as Gradient2Limit)"},
+	pGradQueue:     {Name: "gradient_queue_size", Kind: model.Int, Default: model.IntValue(4), Doc: "gradient2: queueSize, the limit's growth per estimate while latency stays low, 0 ≤ gradient_queue_size ≤ 10^6 (default 4, as Gradient2Limit's default function)"},
+	pGradBaseline:  {Name: "gradient_baseline", Kind: model.Enum, Choices: baselineChoices, Default: model.IntValue(BaselineAverage), Doc: "gradient2: what feeds the long-term RTT: average (every sample, as Gradient2Limit; default) or unqueued (only attempts that went into service at once, as seed 004)"},
+	pPolicy:        {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "the balancer's dispatch policy (sweep -list); it sees its own outstanding counts; times in ms"},
 }, policy.Params...)
 
 // Name implements model.Model.

@@ -56,6 +56,9 @@ func (Model) run(ctx context.Context, p model.Point, seed model.Seed, series boo
 		r.Set(colSP99, nullIfNaN(s.p[2]))
 		r.Set(colSInFlight, schema.List(s.inFlight))
 		r.Set(colSQueue, schema.List(s.queue))
+		if s.limit != nil {
+			r.Set(colSLimit, schema.List(s.limit))
+		}
 		r.Set(colSInSystem, schema.Float(s.inSystem))
 		r.Set(colSSent, schema.List(s.sent))
 		if s.cbOpen != nil {

@@ -76,8 +76,14 @@ type admission interface {
 	admit(e *engine, k int, a int32) bool
 	// left: attempt a, admitted at server k at attempt.admitted, left at e.now, as how says.
 	left(e *engine, k int, a int32, how exit)
-	// limit is server k's current limit on attempts in service plus queued (for the time series).
+	// limit is server k's current limit on attempts in service plus queued.
 	limit(k int) float64
+	// binLimit is the time average of server k's limit over the series bin that ends at t (not before any sample
+	// so far), and starts the next bin there.
+	binLimit(k int, t float64) float64
+	// meanLimit is the time average over [warmup, t] of the servers' limits, averaged over the servers (t: the
+	// horizon, after the last event).
+	meanLimit(t float64) float64
 }
 
 // newGuards builds the run's balancer-side mechanisms from e.c, in the order they see results.
@@ -92,5 +98,8 @@ func (e *engine) newGuards() []guard {
 
 // newAdmission builds the run's admission control from e.c (nil: none).
 func (e *engine) newAdmission() admission {
+	if e.c.lim.algo != LimiterNone {
+		return newLimiter(e)
+	}
 	return nil
 }

@@ -22,7 +22,7 @@ const (
 
 // queueLaw is the per-server queue of a point where random dispatch makes each server an independent M/M/c or
 // M/M/c/K queue: every server active and alike (workers, speed), exponential service, no errors, no pauses, an open
-// loop, constant hops. Rates per ms.
+// loop, constant hops, no concurrency limit (its admission moves with time). Rates per ms.
 type queueLaw struct {
 	lam, mu float64 // requests per server, service rate per worker
 	c, k    int     // workers; k = workers + queue, or 0 when unbounded
@@ -38,7 +38,7 @@ func (q queueLaw) tail(x, t float64) float64 {
 
 // lawOf returns point c's queue law when one applies (see queueLaw), for a policy with traits tr.
 func lawOf(c config, tr policy.Traits) (queueLaw, bool) {
-	if tr.Family != policy.FamilyRandom || c.service != Exponential || c.rate == 0 || c.hopLaw != HopConstant {
+	if tr.Family != policy.FamilyRandom || c.service != Exponential || c.rate == 0 || c.hopLaw != HopConstant || c.lim.algo != LimiterNone {
 		return queueLaw{}, false
 	}
 	first := c.classes[0]
