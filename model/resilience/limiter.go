@@ -3,6 +3,7 @@ package resilience
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"lbsweep/model"
 )
@@ -103,10 +104,10 @@ type limiterConfig struct {
 
 // limiterOf resolves point p's limiter (timeout null: 5 × mean).
 func limiterOf(p model.Point) limiterConfig {
-	l := limiterConfig{algo: int(p[pLimiter].I), initial: float64(p[pLimitInitial].I), min: float64(p[pLimitMin].I),
-		max: float64(p[pLimitMax].I), backoff: p[pAIMDBackoff].F, timeout: 5 * p[pMean].F, round: p[pAIMDRound].B,
-		tolerance: p[pGradTolerance].F, smoothing: p[pGradSmoothing].F, window: int(p[pGradWindow].I),
-		queue: float64(p[pGradQueue].I), baseline: int(p[pGradBaseline].I)}
+	l := limiterConfig{algo: int(lv(p, pLimiter).I), initial: float64(lv(p, pLimitInitial).I), min: float64(lv(p, pLimitMin).I),
+		max: float64(lv(p, pLimitMax).I), backoff: lv(p, pAIMDBackoff).F, timeout: 5 * p[pMean].F, round: lv(p, pAIMDRound).B,
+		tolerance: lv(p, pGradTolerance).F, smoothing: lv(p, pGradSmoothing).F, window: int(lv(p, pGradWindow).I),
+		queue: float64(lv(p, pGradQueue).I), baseline: int(lv(p, pGradBaseline).I)}
 	if p[pAIMDTimeout].Valid {
 		l.timeout = p[pAIMDTimeout].F
 	}
@@ -118,7 +119,11 @@ func checkLimiter(p model.Point) error {
 	bad := func(param, format string, v ...any) error {
 		return model.Issue{Param: param, Message: fmt.Sprintf(format, v...)}
 	}
-	lo, ini, hi := p[pLimitMin].I, p[pLimitInitial].I, p[pLimitMax].I
+	lo, ini, hi := lv(p, pLimitMin).I, lv(p, pLimitInitial).I, lv(p, pLimitMax).I
+	knobs := []int{pLimitInitial, pLimitMin, pLimitMax, pAIMDBackoff, pAIMDTimeout, pAIMDRound, pGradTolerance, pGradSmoothing, pGradWindow, pGradQueue, pGradBaseline}
+	if lv(p, pLimiter).I == LimiterNone && slices.ContainsFunc(knobs, func(i int) bool { return p[i].Valid }) {
+		return bad(firstSet(p, knobs...), "given with no limiter: set limiter = \"aimd\" or \"gradient2\"")
+	}
 	switch {
 	case lo < 1:
 		return bad("limit_min", "%d: need limit_min ≥ 1 (a limit of 0 admits nothing, and nothing would move it)", lo)
@@ -130,22 +135,22 @@ func checkLimiter(p model.Point) error {
 		// The source only logs "Initial limit exceeded maximum limit" / "is less than minimum limit"; a model
 		// refuses the point instead, whose first sample would jump into the range.
 		return bad("limit_initial", "%d: need limit_min (%d) ≤ limit_initial ≤ limit_max (%d)", ini, lo, hi)
-	case !(p[pAIMDBackoff].F >= 0.5 && p[pAIMDBackoff].F < 1):
+	case !(lv(p, pAIMDBackoff).F >= 0.5 && lv(p, pAIMDBackoff).F < 1):
 		// AIMDLimit: "Backoff ratio must be in the range [0.5, 1.0)".
-		return bad("aimd_backoff", "%v: need 0.5 ≤ aimd_backoff < 1 (AIMDLimit: \"Backoff ratio must be in the range [0.5, 1.0)\")", p[pAIMDBackoff].F)
+		return bad("aimd_backoff", "%v: need 0.5 ≤ aimd_backoff < 1 (AIMDLimit: \"Backoff ratio must be in the range [0.5, 1.0)\")", lv(p, pAIMDBackoff).F)
 	case p[pAIMDTimeout].Valid && !(p[pAIMDTimeout].F > 0 && finite(p[pAIMDTimeout].F)):
 		// AIMDLimit: "Timeout must be positive".
 		return bad("aimd_timeout", "%v: need a finite timeout > 0 (AIMDLimit: \"Timeout must be positive\")", p[pAIMDTimeout].F)
-	case !(p[pGradTolerance].F >= 1 && finite(p[pGradTolerance].F)):
+	case !(lv(p, pGradTolerance).F >= 1 && finite(lv(p, pGradTolerance).F)):
 		// Gradient2Limit: "Tolerance must be >= 1.0".
-		return bad("gradient_tolerance", "%v: need a finite tolerance ≥ 1 (Gradient2Limit: \"Tolerance must be >= 1.0\")", p[pGradTolerance].F)
-	case !(p[pGradSmoothing].F > 0 && p[pGradSmoothing].F <= 1):
+		return bad("gradient_tolerance", "%v: need a finite tolerance ≥ 1 (Gradient2Limit: \"Tolerance must be >= 1.0\")", lv(p, pGradTolerance).F)
+	case !(lv(p, pGradSmoothing).F > 0 && lv(p, pGradSmoothing).F <= 1):
 		// Gradient2Limit's doc: "Value of 0.0 to 1.0"; 0 would freeze the limit.
-		return bad("gradient_smoothing", "%v: need 0 < gradient_smoothing ≤ 1", p[pGradSmoothing].F)
-	case p[pGradWindow].I < 1 || p[pGradWindow].I > MaxGradientWindow:
-		return bad("gradient_window", "%d: need 1 ≤ gradient_window ≤ %d samples", p[pGradWindow].I, MaxGradientWindow)
-	case p[pGradQueue].I < 0 || p[pGradQueue].I > MaxLimit:
-		return bad("gradient_queue_size", "%d: need 0 ≤ gradient_queue_size ≤ %d", p[pGradQueue].I, MaxLimit)
+		return bad("gradient_smoothing", "%v: need 0 < gradient_smoothing ≤ 1", lv(p, pGradSmoothing).F)
+	case lv(p, pGradWindow).I < 1 || lv(p, pGradWindow).I > MaxGradientWindow:
+		return bad("gradient_window", "%d: need 1 ≤ gradient_window ≤ %d samples", lv(p, pGradWindow).I, MaxGradientWindow)
+	case lv(p, pGradQueue).I < 0 || lv(p, pGradQueue).I > MaxLimit:
+		return bad("gradient_queue_size", "%d: need 0 ≤ gradient_queue_size ≤ %d", lv(p, pGradQueue).I, MaxLimit)
 	}
 	return nil
 }
@@ -311,4 +316,28 @@ func (l *limiter) meanLimit(t float64) float64 {
 		sum += s.winArea
 	}
 	return sum / (t - l.warmup) / float64(len(l.st))
+}
+
+// limiterDefaults are the limiter parameters' values when null: the sources' defaults (their Docs say so). They are
+// optional with no Default so that a point without a limiter keeps the key and seed it had before limiters existed.
+var limiterDefaults = map[int]model.Value{
+	pLimiter:       model.IntValue(LimiterNone),
+	pLimitInitial:  model.IntValue(20),
+	pLimitMin:      model.IntValue(20),
+	pLimitMax:      model.IntValue(200),
+	pAIMDBackoff:   model.FloatValue(0.9),
+	pAIMDRound:     model.BoolValue(false),
+	pGradTolerance: model.FloatValue(1.5),
+	pGradSmoothing: model.FloatValue(0.2),
+	pGradWindow:    model.IntValue(600),
+	pGradQueue:     model.IntValue(4),
+	pGradBaseline:  model.IntValue(BaselineAverage),
+}
+
+// lv is point p's limiter parameter i, or its default when null.
+func lv(p model.Point, i int) model.Value {
+	if p[i].Valid {
+		return p[i]
+	}
+	return limiterDefaults[i]
 }
