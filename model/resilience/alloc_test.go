@@ -59,3 +59,51 @@ func TestNoAllocationPerRequest(t *testing.T) {
 		}
 	}
 }
+
+// With every mechanism on at once (hedging at a running p90 with cancellation in service and a hedge budget, circuit
+// breakers cycling on a server that fails throughout, a Gradient2 limiter, timeouts, retries with a budget, a
+// bounded LIFO queue with drop_expired and a GC-pausing server) steady state still allocates nothing per request: the
+// growth bound of TestNoAllocationPerRequest plus the breaker's per-attempt tags and the hedge delay's sketch stores
+// (3 more growable slices), and with a series one buffer and one limit list per bin.
+func TestNoAllocationEveryMechanism(t *testing.T) {
+	const h = 40000
+	classes := []model.Record{srvClass(t, 3), srvClass(t, 1, "error_rate=1"), srvClass(t, 1, "gc_every=2000", "gc_pause=300")}
+	set := []string{"rate=200", "error_latency=1", "service=lognormal", "hedge_quantile=0.9", "hedge_window=500", "hedge_cancel=true", "hedge_budget=0.2",
+		"cb_threshold=0.5", "cb_window=10", "cb_open=200", "limiter=gradient2", "limit_min=2", "gradient_baseline=unqueued",
+		"timeout=150", "retries=2", "retry_budget=0.2", "queue=20", "discipline=lifo", "drop_expired=true"}
+	for _, bin := range []float64{0, 250} {
+		allocs := func(h float64) (float64, outcome) {
+			p := point(t, classes, nil, "least_outstanding", append([]string{"horizon=" + ftoa(h)}, set...)...)
+			c := configOf(p)
+			c.bin = bin
+			ps := c.policyServers()
+			pc := policyConfig(p)
+			var out outcome
+			a := testing.AllocsPerRun(1, func() {
+				var err error
+				if out, err = simulate(context.Background(), c, model.Seed{Run: 1}, pc.New(ps), pc.Traits(ps).Observe); err != nil {
+					t.Fatal(err)
+				}
+			})
+			return a, out
+		}
+		a1, o1 := allocs(h)
+		a4, o4 := allocs(4 * h)
+		const n = 5
+		extra := a4 - a1
+		bound := 7.0 * (14 + 3 + 2*n)
+		if bin > 0 {
+			extra -= 2 * float64(len(o4.series)-len(o1.series))
+			bound += 7 * 2
+		}
+		perRequest := extra / float64(o4.offered-o1.offered)
+		t.Logf("bin %v: %v allocations over %v ms (%d requests, %d hedges, %d breaker opens, %d limited), %v over %v ms: %.2g per extra request (bound %v in all)",
+			bin, a1, h, o1.offered, o1.hedges, o1.cbOpens, o1.limited, a4, 4*h, perRequest, bound)
+		if o1.hedges == 0 || o1.cbOpens == 0 || o1.limited == 0 || o1.retries == 0 || o1.warning != "" {
+			t.Errorf("bin %v: a mechanism did not act: %d hedges, %d opens, %d limited, %d retries; %q", bin, o1.hedges, o1.cbOpens, o1.limited, o1.retries, o1.warning)
+		}
+		if extra > bound || o4.offered < 3*o1.offered || math.IsNaN(perRequest) {
+			t.Errorf("bin %v: %v more allocations for %d more requests, bound %v", bin, extra, o4.offered-o1.offered, bound)
+		}
+	}
+}
