@@ -59,6 +59,11 @@ type config struct {
 	horizon      float64
 	warmup       float64
 	bin          float64 // 0: no series
+	outlier      outlierConfig
+	wrr          wrrConfig
+	errorsActive float64 // ms; 0: off
+	faultLevel   float64 // 0: no fault_window
+	faultBin     float64 // ms
 }
 
 // requestsEstimate is the expected number of requests of the run (open loop: over the timeline's rate changes;
@@ -114,6 +119,18 @@ func configOf(p model.Point) config {
 	}
 	if p[pRetryBudget].Valid {
 		c.budget = p[pRetryBudget].F
+	}
+	c.outlier = outlierOf(p)
+	c.wrr = wrrOf(p)
+	if p[pErrorsActive].Valid {
+		c.errorsActive = p[pErrorsActive].F
+	}
+	c.faultBin = 100
+	if p[pFaultLevel].Valid {
+		c.faultLevel = p[pFaultLevel].F
+	}
+	if p[pFaultBin].Valid {
+		c.faultBin = p[pFaultBin].F
 	}
 	for _, r := range p[pServers].R {
 		cl := class{count: int(r[fCount].I), workers: int(p[pWorkers].I), speed: 1, errorRate: p[pErrorRate].F, active: true}
@@ -346,6 +363,9 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 	if inactive > 0 && !tr.Eligibility {
 		return nil, bad("policy", "%s cannot leave out the inactive servers (it does not honor eligibility): use a policy that does, or no active = false", policy.Registry[p[pPolicy].I].Name)
 	}
+	if err := checkFixes(p, cfg, tr); err != nil {
+		return nil, err
+	}
 	if err := checkTimeline(p, cfg); err != nil {
 		return nil, err
 	}
@@ -494,6 +514,66 @@ func checkTimeline(p model.Point, cfg config) error {
 				failing[k] = false
 			}
 		}
+	}
+	return nil
+}
+
+// checkFixes checks the outlier detection, A58 and errors-as-active parameters of point p (cfg resolved from it; tr
+// its policy's traits), each range with its source's rule.
+func checkFixes(p model.Point, cfg config, tr policy.Traits) error {
+	bad := func(param, format string, v ...any) error {
+		return model.Issue{Param: param, Message: fmt.Sprintf(format, v...)}
+	}
+	pos := func(i int, name string) error {
+		if v := p[i]; v.Valid && !(v.F > 0 && finite(v.F)) {
+			return bad(name, "%v: need a finite time > 0 (ms)", v.F)
+		}
+		return nil
+	}
+	for _, x := range []struct {
+		i    int
+		name string
+	}{{pOutlierInterval, "outlier_interval"}, {pOutlierBase, "outlier_base_ejection"}, {pOutlierMax, "outlier_max_ejection"},
+		{pWRRExpiration, "wrr_expiration"}, {pWRRReport, "wrr_report"}, {pErrorsActive, "errors_active"}, {pFaultBin, "fault_bin"}} {
+		if err := pos(x.i, x.name); err != nil {
+			return err
+		}
+	}
+	outlierArgs := []int{pOutlierInterval, pOutlierBase, pOutlierMax, pOutlierMaxPercent}
+	wrrArgs := []int{pWRRBlackout, pWRRExpiration, pWRRPenalty, pWRRReport}
+	switch {
+	case p[pOutlier5xx].Valid && (p[pOutlier5xx].I < 1 || p[pOutlier5xx].I > 1_000_000):
+		// Envoy's consecutive_5xx is a uint32 with no lower bound; 0 would eject on every answer counted.
+		return bad("outlier_consecutive_5xx", "%d: need 1 ≤ n ≤ 10^6 (null: no outlier detection)", p[pOutlier5xx].I)
+	case !p[pOutlier5xx].Valid && slices.ContainsFunc(outlierArgs, func(i int) bool { return p[i].Valid }):
+		return bad("outlier_consecutive_5xx", "required with the other outlier_ parameters (it turns outlier detection on)")
+	case p[pOutlierMaxPercent].Valid && !(p[pOutlierMaxPercent].F >= 0 && p[pOutlierMaxPercent].F <= 100):
+		// Envoy: max_ejection_percent is a percentage, "Defaults to 10%"; its PGV rule is lte: 100.
+		return bad("outlier_max_ejection_percent", "%v: need 0 ≤ percent ≤ 100", p[pOutlierMaxPercent].F)
+	case cfg.outlier.consecutive > 0 && cfg.outlier.max < cfg.outlier.base:
+		// Envoy refuses max_ejection_time < base_ejection_time ("max_ejection_time ... must be greater than or equal to base_ejection_time").
+		return bad("outlier_max_ejection", "%v: need ≥ outlier_base_ejection (%v)", cfg.outlier.max, cfg.outlier.base)
+	case cfg.outlier.consecutive > 0 && !tr.Eligibility:
+		return bad("policy", "%s cannot leave out the ejected servers (it does not honor eligibility): use a policy that does with outlier detection", policy.Registry[p[pPolicy].I].Name)
+	case p[pWRRUpdate].Valid && !(p[pWRRUpdate].F >= 100 && finite(p[pWRRUpdate].F)):
+		// A58: weight_update_period "Values less than 100ms are capped at 100ms"; here refused instead of raised.
+		return bad("wrr_update", "%v: need a finite period ≥ 100 ms (A58 raises shorter ones to 100 ms; null: A58 off)", p[pWRRUpdate].F)
+	case !p[pWRRUpdate].Valid && slices.ContainsFunc(wrrArgs, func(i int) bool { return p[i].Valid }):
+		return bad("wrr_update", "required with the other wrr_ parameters (it turns A58 weighted round robin on)")
+	case p[pWRRBlackout].Valid && !(p[pWRRBlackout].F >= 0 && finite(p[pWRRBlackout].F)):
+		return bad("wrr_blackout", "%v: need a finite period ≥ 0 ms", p[pWRRBlackout].F)
+	case p[pWRRPenalty].Valid && !(p[pWRRPenalty].F >= 0 && finite(p[pWRRPenalty].F)):
+		// A58: "error_utilization_penalty ... a negative value rejects the config".
+		return bad("wrr_penalty", "%v: need a finite penalty ≥ 0", p[pWRRPenalty].F)
+	case p[pWRRUpdate].Valid && tr.Sequence != policy.RoundRobinSequence:
+		// A58 behaves as round_robin until two servers have weights: it stands in for a round robin.
+		return bad("policy", "%s with wrr_update: A58 weighted round robin replaces the policy and falls back to round robin, so the policy must pick in round-robin order (round_robin)", policy.Registry[p[pPolicy].I].Name)
+	case p[pFaultLevel].Valid && !(p[pFaultLevel].F > 0 && p[pFaultLevel].F <= 1):
+		return bad("fault_level", "%v: need 0 < level ≤ 1", p[pFaultLevel].F)
+	case p[pFaultBin].Valid && !p[pFaultLevel].Valid:
+		return bad("fault_bin", "only with fault_level")
+	case p[pFaultLevel].Valid && !slices.ContainsFunc(cfg.timeline, func(c change) bool { return c.action == Fail && c.server >= 0 }):
+		return bad("fault_level", "needs a timeline fail naming a server (the fault whose window it measures)")
 	}
 	return nil
 }

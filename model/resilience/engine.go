@@ -88,8 +88,9 @@ type srv struct {
 	stops     int     // pauses in effect (GC and timeline pauses may overlap)
 	alive     bool
 	active    bool
-	running   []int32 // attempts in service
-	queue     ring    // attempts waiting
+	running   []int32   // attempts in service
+	queue     ring      // attempts waiting
+	counts    srvCounts // attempts finished, 500s among them, their worker time (A58's load reports)
 	// The time series' integrals over the current bin of the attempts held (in service and queued) and queued, up to
 	// areaT (see touch).
 	heldArea, queuedArea, areaT float64
@@ -148,6 +149,7 @@ type sample struct {
 	counts   bin
 	p        [3]float64 // p50, p95, p99 of the successes (NaN: none)
 	inFlight []float64  // time averages over the bin, per server
+	sent     []float64  // attempts the balancer sent to each server in the bin
 	queue    []float64
 	inSystem float64
 }
@@ -163,6 +165,9 @@ type outcome struct {
 	sent                                 []int64
 	area, clipped, carry                 float64
 	peakQueue                            int
+	ejections                            int64   // outlier ejections enforced
+	ejectionsOn                          bool    // outlier detection is on
+	faultWindow, faultShare              float64 // ms, and a share; NaN: none (see faultWindow)
 	events                               int64
 	warning                              string
 	series                               []sample
@@ -204,6 +209,7 @@ type engine struct {
 	liveT     float64
 	binEnd    float64 // end of the current bin, (bins + 1)·bin: a product, not a running sum, so it does not drift
 	bins      int64   // bins closed
+	binSent   []int64 // attempts sent to each server in the current bin (nil: no series)
 }
 
 // simulate runs point c with streams s and policy pol (which observes responses when observe is AtCompletion).
@@ -217,7 +223,7 @@ func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy,
 	}
 	e.lv = sim.NewLevels(c.n)
 	e.view = policy.View{Loads: e.lv}
-	e.out = outcome{ok: sim.NewSojourns(), all: sim.NewSojourns(), sent: make([]int64, c.n)}
+	e.out = outcome{ok: sim.NewSojourns(), all: sim.NewSojourns(), sent: make([]int64, c.n), faultWindow: math.NaN(), faultShare: math.NaN()}
 	if c.budget > 0 {
 		e.capacity = max(10, 100*c.budget)
 		e.tokens = e.capacity
@@ -260,6 +266,7 @@ func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy,
 	}
 	if c.bin > 0 {
 		e.binEnd = c.bin
+		e.binSent = make([]int64, c.n)
 	} else {
 		e.binEnd = math.Inf(1)
 	}
@@ -290,6 +297,11 @@ func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy,
 		e.closeBin()
 	}
 	e.advance(c.horizon)
+	for _, g := range e.guards {
+		if f, ok := g.(finisher); ok {
+			f.finish(e)
+		}
+	}
 	e.finishBooks()
 	return e.out, nil
 }
@@ -462,6 +474,9 @@ func (e *engine) dispatchAttempt(a int32) {
 	if rq.measured {
 		e.out.sent[k]++
 	}
+	if e.binSent != nil {
+		e.binSent[k]++
+	}
 	for _, g := range e.guards {
 		g.sent(e, k, a)
 	}
@@ -585,8 +600,14 @@ func (e *engine) complete(a int32) {
 		}
 		e.push(e.now+e.hop(), evAnswer, a)
 	}
-	e.touch(&e.servers[k], e.now)
-	e.unrun(&e.servers[k], a)
+	s := &e.servers[k]
+	e.touch(s, e.now)
+	e.unrun(s, a)
+	s.counts.served++
+	s.counts.work += at.busy
+	if at.failing {
+		s.counts.failed++
+	}
 	e.leave(k, a, exitServed)
 	e.startNext(k)
 }
@@ -864,7 +885,7 @@ func (e *engine) closeBin() {
 	e.liveArea += float64(e.live) * (e.binEnd - e.liveT)
 	e.liveT = e.binEnd
 	smp := sample{t: float64(e.bins) * e.c.bin, counts: e.cur, inSystem: e.liveArea / e.c.bin,
-		inFlight: make([]float64, len(e.servers)), queue: make([]float64, len(e.servers))}
+		inFlight: make([]float64, len(e.servers)), queue: make([]float64, len(e.servers)), sent: make([]float64, len(e.servers))}
 	e.liveArea = 0
 	smp.counts.latencies = nil
 	lat := e.cur.latencies
@@ -879,6 +900,7 @@ func (e *engine) closeBin() {
 		s := &e.servers[k]
 		e.touch(s, e.binEnd)
 		smp.inFlight[k], smp.queue[k] = s.heldArea/e.c.bin, s.queuedArea/e.c.bin
+		smp.sent[k], e.binSent[k] = float64(e.binSent[k]), 0
 		s.heldArea, s.queuedArea = 0, 0
 	}
 	e.out.series = append(e.out.series, smp)

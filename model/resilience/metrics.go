@@ -38,6 +38,9 @@ var (
 	colPeakQueue      = schema.Column{Name: "peak_queue", Type: schema.Int64, Unit: "attempts", Doc: "the longest queue (waiting, not in service) at any server in [warmup, horizon)"}
 	colEvents         = schema.Column{Name: "events", Type: schema.Int64, Doc: "events simulated (arrivals, hops, completions, timeouts, backoffs, pauses, timeline changes), warm-up included"}
 	colWarning        = schema.Column{Name: "warning", Type: schema.String, Doc: "null when the run's books balance (Little's law over the window, offered = succeeded + failed + pending, attempts = offered + retries), else what does not"}
+	colEjections      = schema.Column{Name: "ejections", Type: schema.Int64, Doc: "outlier ejections the balancer enforced over the run (Envoy ejections_enforced_total); null without outlier detection"}
+	colFaultWindow    = schema.Column{Name: "fault_window", Type: schema.Float64, Unit: ms, Doc: "time from the first timeline fail naming a server until the balancer last sent that server a share ≥ fault_level of its attempts over a fault_bin window (horizon − fail: never stopped; 0: never fed it); null without fault_level"}
+	colFaultShare     = schema.Column{Name: "fault_share", Type: schema.Float64, Doc: "the share of the attempts sent from the first timeline fail naming a server to the horizon that went to that server (warm-up or not); null without fault_level or when none was sent"}
 	colTheoryPTimeout = schema.Column{Name: "theory_p_timeout", Type: schema.Float64, Doc: "probability that a first attempt times out at the offered load: the M/M/c sojourn tail at timeout − 2·hop (see theory_source); null elsewhere"}
 	colTheoryBlocking = schema.Column{Name: "theory_blocking", Type: schema.Float64, Doc: "M/M/c/K blocking probability of an attempt at a bounded queue, at the offered load; null elsewhere"}
 	colTheoryMean     = schema.Column{Name: "theory_mean_latency", Type: schema.Float64, Unit: ms, Doc: "mean latency of a successful request: four hops plus the M/M/c (M/M/c/K: admitted) mean sojourn; with no timeout, no errors and no retries (or none that can fire: an unbounded queue) only; null elsewhere"}
@@ -46,7 +49,7 @@ var (
 	colTheoryMeta     = schema.Column{Name: "theory_attempt_rate_metastable", Type: schema.Float64, Unit: "attempts/s", Doc: "the retry fixed point's largest stable state when it has more than one (the metastable state; Bronson et al., HotOS 2021); null when the fixed point is unique or no theory applies"}
 	colTheorySource   = schema.Column{Name: "theory_source", Type: schema.String, Doc: "the formulas behind the theory columns; null where none applies"}
 	colTheoryPauseP99 = schema.Column{Name: "theory_p99_pause_bound", Type: schema.Float64, Unit: ms, Doc: "a lower bound on the p99 latency of all answers when a load-blind policy sends a share of the requests to servers with periodic pauses: an arrival there during a pause waits out its rest; null elsewhere"}
-	metrics           = schema.New(colOffered, colSucceeded, colFailed, colPending, colGoodput, colGoodputRate, colAttempts, colRetries, colAttemptsPerReq, colAttemptRate, colTimeouts, colErrors, colRejections, colDropped, colBudgetDenied, colMeanLatency, colP50Latency, colP95Latency, colP99Latency, colP50AllLatency, colP99AllLatency, colWastedWork, colWastedFraction, colShares, colMeanInSystem, colMeanTimeInSys, colPeakQueue, colEvents, colWarning, colTheoryPTimeout, colTheoryBlocking, colTheoryMean, colTheoryP99, colTheoryHealthy, colTheoryMeta, colTheoryPauseP99, colTheorySource)
+	metrics           = schema.New(colOffered, colSucceeded, colFailed, colPending, colGoodput, colGoodputRate, colAttempts, colRetries, colAttemptsPerReq, colAttemptRate, colTimeouts, colErrors, colRejections, colDropped, colBudgetDenied, colMeanLatency, colP50Latency, colP95Latency, colP99Latency, colP50AllLatency, colP99AllLatency, colWastedWork, colWastedFraction, colShares, colMeanInSystem, colMeanTimeInSys, colPeakQueue, colEvents, colWarning, colEjections, colFaultWindow, colFaultShare, colTheoryPTimeout, colTheoryBlocking, colTheoryMean, colTheoryP99, colTheoryHealthy, colTheoryMeta, colTheoryPauseP99, colTheorySource)
 )
 
 // The time-series columns: one row per bin [time, time + bin).
@@ -65,8 +68,9 @@ var (
 	colSP99        = schema.Column{Name: "p99_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile, as p50_latency"}
 	colSInFlight   = schema.Column{Name: "in_flight", Type: schema.Float64List, Doc: "element k: the time average over the bin of the attempts at server k (in service and queued), exact"}
 	colSQueue      = schema.Column{Name: "queued", Type: schema.Float64List, Doc: "element k: the time average over the bin of the attempts waiting in server k's queue, exact"}
+	colSSent       = schema.Column{Name: "sent", Type: schema.Float64List, Doc: "element k: the attempts the balancer sent to server k in the bin (warm-up included)"}
 	colSInSystem   = schema.Column{Name: "in_system", Type: schema.Float64, Doc: "the time average over the bin of the requests in the system (arrived, no final answer), exact"}
-	seriesSchema   = schema.New(colTime, colSOffered, colSAttempts, colSSuccesses, colSFailures, colSTimeouts, colSErrors, colSRejections, colSRetries, colSP50, colSP95, colSP99, colSInFlight, colSQueue, colSInSystem)
+	seriesSchema   = schema.New(colTime, colSOffered, colSAttempts, colSSuccesses, colSFailures, colSTimeouts, colSErrors, colSRejections, colSRetries, colSP50, colSP95, colSP99, colSInFlight, colSQueue, colSSent, colSInSystem)
 )
 
 // nullIfNaN is x as a cell, null when NaN.
@@ -125,6 +129,11 @@ func (o *outcome) set(row *schema.Builder, window float64) {
 	}
 	row.Set(colPeakQueue, schema.Int(int64(o.peakQueue)))
 	row.Set(colEvents, schema.Int(o.events))
+	if o.ejectionsOn {
+		row.Set(colEjections, schema.Int(o.ejections))
+	}
+	row.Set(colFaultWindow, nullIfNaN(o.faultWindow))
+	row.Set(colFaultShare, nullIfNaN(o.faultShare))
 	if o.warning != "" {
 		row.Set(colWarning, schema.Str(o.warning))
 	}

@@ -51,6 +51,7 @@ func (Model) run(ctx context.Context, p model.Point, seed model.Seed, series boo
 		r.Set(colSP99, nullIfNaN(s.p[2]))
 		r.Set(colSInFlight, schema.List(s.inFlight))
 		r.Set(colSQueue, schema.List(s.queue))
+		r.Set(colSSent, schema.List(s.sent))
 		r.Set(colSInSystem, schema.Float(s.inSystem))
 		rows = append(rows, r.Row())
 	}

@@ -1,0 +1,176 @@
+package resilience
+
+import (
+	"lbsweep/model"
+	"lbsweep/model/policy"
+)
+
+// outlierConfig is the resolved outlier detection (Envoy's envoy.config.cluster.v3.OutlierDetection, consecutive 5xx
+// only): consecutive = 0 is off; times in ms.
+type outlierConfig struct {
+	consecutive int     // consecutive_5xx
+	interval    float64 // interval
+	base        float64 // base_ejection_time
+	max         float64 // max_ejection_time
+	maxPercent  float64 // max_ejection_percent
+}
+
+// outlierOf resolves point p's outlier parameters, with Envoy's defaults for the times left null (interval 10 s,
+// base_ejection_time 30 s, max_ejection_time 300 s, raised to the base when the base is longer, as Envoy's config
+// validation requires max ≥ base; max_ejection_percent 10).
+func outlierOf(p model.Point) outlierConfig {
+	c := outlierConfig{interval: 10_000, base: 30_000, max: 300_000, maxPercent: 10}
+	if !p[pOutlier5xx].Valid {
+		return outlierConfig{}
+	}
+	c.consecutive = int(p[pOutlier5xx].I)
+	if v := p[pOutlierInterval]; v.Valid {
+		c.interval = v.F
+	}
+	if v := p[pOutlierBase]; v.Valid {
+		c.base = v.F
+	}
+	c.max = max(c.max, c.base)
+	if v := p[pOutlierMax]; v.Valid {
+		c.max = v.F
+	}
+	if v := p[pOutlierMaxPercent]; v.Valid {
+		c.maxPercent = v.F
+	}
+	return c
+}
+
+// outlierDetector is Envoy's outlier detection by consecutive 5xx, after source/common/upstream/
+// outlier_detection_impl.cc (Envoy v1.31; the max_ejection_percent rule as since v1.28), one state per server. Its
+// rules, each quoted from that source or its docs (docs/root/intro/arch_overview/upstream/outlier.rst) beside the
+// code that follows it:
+//
+//   - a 5xx increments the server's consecutive count, any other answer resets it; when the count reaches
+//     consecutive_5xx the server is ejected at once ("runs inline"), not at the interval, and the count resets;
+//   - an ejected server's results still count but eject nothing ("if the host is already ejected, the event is
+//     ignored");
+//   - an ejection happens only if 100·(ejected + 1)/servers ≤ max_ejection_percent (since v1.28: "Outlier detection
+//     will always respect max_ejection_percent now"; always_eject_one_host = false, its default), else it is an
+//     overflow;
+//   - on an ejection the multiplier (ejectTimeBackoff) grows by one while multiplier·base < max + base;
+//   - at each interval tick (i·interval from the start), an ejected server whose min(base·multiplier, max) has
+//     passed since its ejection is unejected and its counts reset; a server not ejected at a tick has its multiplier
+//     decremented, floored at 0 ("Node seems to be healthy and was not ejected since the last check").
+//
+// What counts as a 5xx (split_external_local_origin_errors = false, Envoy's default, which puts local-origin failures
+// "in the same bucket"): a 500 (policy.Error, also a down server's refused connection and work lost in a kill,
+// which Envoy's router reports as a connect failure, 503), a 503 from a full queue or a limiter (policy.Rejected) and
+// a timeout (policy.Timeout: the router's LocalOriginTimeout, 504). A cancelled attempt (a hedge's loser) is neither.
+// Deviations: enforcing_consecutive_5xx is 100% (always enforce), no max_ejection_time_jitter, no success-rate or
+// failure-percentage ejection, no gateway-failure or local-origin counters, no active health checks, and the
+// detector lives at the one balancer (Envoy's posts a worker's count to the main thread first).
+type outlierDetector struct {
+	c         outlierConfig
+	consec    []int     // consecutive 5xx
+	ejected   []bool    // FAILED_OUTLIER_CHECK
+	backoff   []int     // ejectTimeBackoff
+	lastEject []float64 // lastEjectionTime, ms
+	active    int       // ejections_active
+	ejections int64     // ejections enforced (ejections_enforced_total)
+	overflow  int64     // ejections refused by max_ejection_percent (ejections_overflow)
+}
+
+func newOutlierDetector(c outlierConfig, n int) *outlierDetector {
+	return &outlierDetector{c: c, consec: make([]int, n), ejected: make([]bool, n), backoff: make([]int, n),
+		lastEject: make([]float64, n)}
+}
+
+// is5xx reports whether outcome o counts as a 5xx for the consecutive count, and whether it is an answer at all
+// (a cancelled attempt is not: it neither counts nor resets).
+func is5xx(o policy.Outcome) (fivexx, counts bool) {
+	switch o {
+	case policy.OK:
+		return false, true
+	case policy.Error, policy.Rejected, policy.Timeout:
+		return true, true
+	}
+	return false, false
+}
+
+// record counts server k's result o at now in a fleet of `fleet` servers and reports whether it ejected k.
+func (d *outlierDetector) record(k int, o policy.Outcome, now float64, fleet int) bool {
+	fivexx, counts := is5xx(o)
+	if !counts {
+		return false
+	}
+	if !fivexx {
+		d.consec[k] = 0
+		return false
+	}
+	d.consec[k]++
+	if d.consec[k] < d.c.consecutive || d.ejected[k] {
+		return false
+	}
+	d.consec[k] = 0 // "reset counters" after the ejection attempt, enforced or not
+	if 100*float64(d.active+1)/float64(fleet) > d.c.maxPercent {
+		d.overflow++
+		return false
+	}
+	d.ejected[k] = true
+	d.active++
+	d.ejections++
+	d.lastEject[k] = now
+	if float64(d.backoff[k])*d.c.base < d.c.max+d.c.base {
+		d.backoff[k]++
+	}
+	return true
+}
+
+// duration is server k's current ejection length: min(base·multiplier, max).
+func (d *outlierDetector) duration(k int) float64 {
+	return min(d.c.base*float64(d.backoff[k]), d.c.max)
+}
+
+// tick is the interval timer at now: it unejects the servers whose ejection has run its length (calling uneject(k)
+// for each) and decrements the multiplier of the others.
+func (d *outlierDetector) tick(now float64, uneject func(k int)) {
+	for k := range d.ejected {
+		if !d.ejected[k] {
+			if d.backoff[k] > 0 {
+				d.backoff[k]--
+			}
+			continue
+		}
+		if d.duration(k) <= now-d.lastEject[k] {
+			d.ejected[k] = false
+			d.active--
+			d.consec[k] = 0
+			uneject(k)
+		}
+	}
+}
+
+// outlierGuard is the outlier detector at the balancer: it bars ejected servers from the policy's picks.
+type outlierGuard struct {
+	d   *outlierDetector
+	idx int // its position in engine.guards
+}
+
+func (g *outlierGuard) bars(k int) bool                { return g.d.ejected[k] }
+func (g *outlierGuard) sent(e *engine, k int, a int32) {}
+
+func (g *outlierGuard) result(e *engine, k int, a int32, o policy.Outcome, latency float64) {
+	fleet := 0
+	for i := range e.servers {
+		if e.servers[i].active {
+			fleet++
+		}
+	}
+	if g.d.record(k, o, e.now, fleet) {
+		e.out.ejections++
+		e.recheck(k)
+	}
+}
+
+// fire is the interval tick (payload 0).
+func (g *outlierGuard) fire(e *engine, p int32) {
+	g.d.tick(e.now, e.recheck)
+	if t := e.now + g.d.c.interval; t < e.c.horizon {
+		e.guardAt(t, g.idx, 0)
+	}
+}
