@@ -167,6 +167,7 @@ type outcome struct {
 	peakQueue                            int
 	ejections                            int64   // outlier ejections enforced
 	ejectionsOn                          bool    // outlier detection is on
+	firstEjection                        float64 // ms; NaN: none
 	faultWindow, faultShare              float64 // ms, and a share; NaN: none (see faultWindow)
 	events                               int64
 	warning                              string
@@ -223,7 +224,7 @@ func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy,
 	}
 	e.lv = sim.NewLevels(c.n)
 	e.view = policy.View{Loads: e.lv}
-	e.out = outcome{ok: sim.NewSojourns(), all: sim.NewSojourns(), sent: make([]int64, c.n), faultWindow: math.NaN(), faultShare: math.NaN()}
+	e.out = outcome{ok: sim.NewSojourns(), all: sim.NewSojourns(), sent: make([]int64, c.n), faultWindow: math.NaN(), faultShare: math.NaN(), firstEjection: math.NaN()}
 	if c.budget > 0 {
 		e.capacity = max(10, 100*c.budget)
 		e.tokens = e.capacity

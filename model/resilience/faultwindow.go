@@ -24,17 +24,27 @@ type faultWindow struct {
 	total, fed   int64 // attempts from t_f on, and those to the faulty server
 }
 
-// newFaultWindow returns the run's fault window (nil when c has no fault_level or no fail naming a server).
-func newFaultWindow(c config) *faultWindow {
+// fault returns the server and time of the fault fault_window measures: the first timeline fail (in time order)
+// that names a server, when fault_level is set; ok false otherwise.
+func (c config) fault() (server int, at float64, ok bool) {
 	if c.faultLevel == 0 {
-		return nil
+		return 0, 0, false
 	}
 	for _, ch := range c.timeline { // in time order
 		if ch.action == Fail && ch.server >= 0 {
-			return &faultWindow{server: ch.server, at: ch.at, bin: c.faultBin, lvl: c.faultLevel, last: -1}
+			return ch.server, ch.at, true
 		}
 	}
-	return nil
+	return 0, 0, false
+}
+
+// newFaultWindow returns the run's fault window (nil when c has no fault_level or no fail naming a server).
+func newFaultWindow(c config) *faultWindow {
+	k, at, ok := c.fault()
+	if !ok {
+		return nil
+	}
+	return &faultWindow{server: k, at: at, bin: c.faultBin, lvl: c.faultLevel, last: -1}
 }
 
 func (f *faultWindow) bars(k int) bool { return false }

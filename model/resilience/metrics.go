@@ -39,6 +39,7 @@ var (
 	colEvents         = schema.Column{Name: "events", Type: schema.Int64, Doc: "events simulated (arrivals, hops, completions, timeouts, backoffs, pauses, timeline changes), warm-up included"}
 	colWarning        = schema.Column{Name: "warning", Type: schema.String, Doc: "null when the run's books balance (Little's law over the window, offered = succeeded + failed + pending, attempts = offered + retries), else what does not"}
 	colEjections      = schema.Column{Name: "ejections", Type: schema.Int64, Doc: "outlier ejections the balancer enforced over the run (Envoy ejections_enforced_total); null without outlier detection"}
+	colFirstEjection  = schema.Column{Name: "first_ejection", Type: schema.Float64, Unit: ms, Doc: "when the balancer's outlier detection first ejected a server (warm-up included); null when it never did or is off"}
 	colFaultWindow    = schema.Column{Name: "fault_window", Type: schema.Float64, Unit: ms, Doc: "time from the first timeline fail naming a server until the balancer last sent that server a share ≥ fault_level of its attempts over a fault_bin window (horizon − fail: never stopped; 0: never fed it); null without fault_level"}
 	colFaultShare     = schema.Column{Name: "fault_share", Type: schema.Float64, Doc: "the share of the attempts sent from the first timeline fail naming a server to the horizon that went to that server (warm-up or not); null without fault_level or when none was sent"}
 	colTheoryPTimeout = schema.Column{Name: "theory_p_timeout", Type: schema.Float64, Doc: "probability that a first attempt times out at the offered load: the M/M/c sojourn tail at timeout − 2·hop (see theory_source); null elsewhere"}
@@ -49,7 +50,7 @@ var (
 	colTheoryMeta     = schema.Column{Name: "theory_attempt_rate_metastable", Type: schema.Float64, Unit: "attempts/s", Doc: "the retry fixed point's largest stable state when it has more than one (the metastable state; Bronson et al., HotOS 2021); null when the fixed point is unique or no theory applies"}
 	colTheorySource   = schema.Column{Name: "theory_source", Type: schema.String, Doc: "the formulas behind the theory columns; null where none applies"}
 	colTheoryPauseP99 = schema.Column{Name: "theory_p99_pause_bound", Type: schema.Float64, Unit: ms, Doc: "a lower bound on the p99 latency of all answers when a load-blind policy sends a share of the requests to servers with periodic pauses: an arrival there during a pause waits out its rest; null elsewhere"}
-	metrics           = schema.New(colOffered, colSucceeded, colFailed, colPending, colGoodput, colGoodputRate, colAttempts, colRetries, colAttemptsPerReq, colAttemptRate, colTimeouts, colErrors, colRejections, colDropped, colBudgetDenied, colMeanLatency, colP50Latency, colP95Latency, colP99Latency, colP50AllLatency, colP99AllLatency, colWastedWork, colWastedFraction, colShares, colMeanInSystem, colMeanTimeInSys, colPeakQueue, colEvents, colWarning, colEjections, colFaultWindow, colFaultShare, colTheoryPTimeout, colTheoryBlocking, colTheoryMean, colTheoryP99, colTheoryHealthy, colTheoryMeta, colTheoryPauseP99, colTheorySource)
+	metrics           = schema.New(colOffered, colSucceeded, colFailed, colPending, colGoodput, colGoodputRate, colAttempts, colRetries, colAttemptsPerReq, colAttemptRate, colTimeouts, colErrors, colRejections, colDropped, colBudgetDenied, colMeanLatency, colP50Latency, colP95Latency, colP99Latency, colP50AllLatency, colP99AllLatency, colWastedWork, colWastedFraction, colShares, colMeanInSystem, colMeanTimeInSys, colPeakQueue, colEvents, colWarning, colEjections, colFirstEjection, colFaultWindow, colFaultShare, colTheoryPTimeout, colTheoryBlocking, colTheoryMean, colTheoryP99, colTheoryHealthy, colTheoryMeta, colTheoryPauseP99, colTheorySource)
 )
 
 // The time-series columns: one row per bin [time, time + bin).
@@ -69,8 +70,9 @@ var (
 	colSInFlight   = schema.Column{Name: "in_flight", Type: schema.Float64List, Doc: "element k: the time average over the bin of the attempts at server k (in service and queued), exact"}
 	colSQueue      = schema.Column{Name: "queued", Type: schema.Float64List, Doc: "element k: the time average over the bin of the attempts waiting in server k's queue, exact"}
 	colSSent       = schema.Column{Name: "sent", Type: schema.Float64List, Doc: "element k: the attempts the balancer sent to server k in the bin (warm-up included)"}
+	colSFaultShare = schema.Column{Name: "fault_share", Type: schema.Float64, Doc: "the share of the attempts sent in the bin that went to the server of the first timeline fail naming one (fault_window's fault), from the bin holding the fail on; null before, without fault_level, or with no attempt in the bin"}
 	colSInSystem   = schema.Column{Name: "in_system", Type: schema.Float64, Doc: "the time average over the bin of the requests in the system (arrived, no final answer), exact"}
-	seriesSchema   = schema.New(colTime, colSOffered, colSAttempts, colSSuccesses, colSFailures, colSTimeouts, colSErrors, colSRejections, colSRetries, colSP50, colSP95, colSP99, colSInFlight, colSQueue, colSSent, colSInSystem)
+	seriesSchema   = schema.New(colTime, colSOffered, colSAttempts, colSSuccesses, colSFailures, colSTimeouts, colSErrors, colSRejections, colSRetries, colSP50, colSP95, colSP99, colSInFlight, colSQueue, colSSent, colSFaultShare, colSInSystem)
 )
 
 // nullIfNaN is x as a cell, null when NaN.
@@ -132,6 +134,7 @@ func (o *outcome) set(row *schema.Builder, window float64) {
 	if o.ejectionsOn {
 		row.Set(colEjections, schema.Int(o.ejections))
 	}
+	row.Set(colFirstEjection, nullIfNaN(o.firstEjection))
 	row.Set(colFaultWindow, nullIfNaN(o.faultWindow))
 	row.Set(colFaultShare, nullIfNaN(o.faultShare))
 	if o.warning != "" {

@@ -162,6 +162,9 @@ func (g *outlierGuard) result(e *engine, k int, a int32, o policy.Outcome, laten
 		}
 	}
 	if g.d.record(k, o, e.now, fleet) {
+		if e.out.ejections == 0 {
+			e.out.firstEjection = e.now
+		}
 		e.out.ejections++
 		e.recheck(k)
 	}

@@ -35,6 +35,7 @@ func (Model) run(ctx context.Context, p model.Point, seed model.Seed, series boo
 	row := metrics.NewRow()
 	out.set(row, c.horizon-c.warmup)
 	var rows []schema.Row
+	fk, fat, faulty := c.fault()
 	for _, s := range out.series {
 		r := seriesSchema.NewRow()
 		r.Set(colTime, schema.Float(s.t))
@@ -52,6 +53,13 @@ func (Model) run(ctx context.Context, p model.Point, seed model.Seed, series boo
 		r.Set(colSInFlight, schema.List(s.inFlight))
 		r.Set(colSQueue, schema.List(s.queue))
 		r.Set(colSSent, schema.List(s.sent))
+		total := 0.0
+		for _, x := range s.sent {
+			total += x
+		}
+		if faulty && s.t+c.bin > fat && total > 0 {
+			r.Set(colSFaultShare, schema.Float(s.sent[fk]/total))
+		}
 		r.Set(colSInSystem, schema.Float(s.inSystem))
 		rows = append(rows, r.Row())
 	}
