@@ -61,7 +61,9 @@ func wrrOf(p model.Point) wrrConfig {
 // seq mod n in generation g = seq div n is accepted when (w_i·g + 32767·i) mod 65535 ≥ 65535 − w_i, so over
 // 65535 generations server i is accepted w_i times: shares ∝ the scaled weights (a test checks it). Deviations:
 // grpc-go's scheduler holds only READY subchannels and is rebuilt when one leaves; here it holds the servers in the
-// fleet and skips the ineligible (an ejected outlier) at pick time; a scaled weight is floored at 1 (the C++
+// fleet and skips the ineligible (an ejected outlier) at pick time, and a killed server stays in it (its refused
+// connections carry no report, so its weight expires), with no reset of its weight when it restarts (grpc-go's
+// OnSubchannelBecomesReady); a scaled weight is floored at 1 (the C++
 // kMinRatio floor, max(1, …), in part: grpc-go would leave a 0 that is never picked); no kMaxRatio cap (grpc-go has
 // none). Reports come with every answer from a live server (per-call ORCA, enable_oob_load_report = false, A58's
 // default), each the server's report as of its last closed window (see wrr).

@@ -92,8 +92,9 @@ func is5xx(o policy.Outcome) (fivexx, counts bool) {
 	return false, false
 }
 
-// record counts server k's result o at now in a fleet of `fleet` servers and reports whether it ejected k.
-func (d *outlierDetector) record(k int, o policy.Outcome, now float64, fleet int) bool {
+// record counts server k's result o at now and reports whether it ejected k; fleet() is the number of servers in
+// the fleet (Envoy's host count), asked only when the count is reached.
+func (d *outlierDetector) record(k int, o policy.Outcome, now float64, fleet func() int) bool {
 	fivexx, counts := is5xx(o)
 	if !counts {
 		return false
@@ -107,7 +108,7 @@ func (d *outlierDetector) record(k int, o policy.Outcome, now float64, fleet int
 		return false
 	}
 	d.consec[k] = 0 // "reset counters" after the ejection attempt, enforced or not
-	if 100*float64(d.active+1)/float64(fleet) > d.c.maxPercent {
+	if 100*float64(d.active+1)/float64(fleet()) > d.c.maxPercent {
 		d.overflow++
 		return false
 	}
@@ -155,11 +156,14 @@ func (g *outlierGuard) bars(k int) bool                { return g.d.ejected[k] }
 func (g *outlierGuard) sent(e *engine, k int, a int32) {}
 
 func (g *outlierGuard) result(e *engine, k int, a int32, o policy.Outcome, latency float64) {
-	fleet := 0
-	for i := range e.servers {
-		if e.servers[i].active {
-			fleet++
+	fleet := func() int {
+		n := 0
+		for i := range e.servers {
+			if e.servers[i].active {
+				n++
+			}
 		}
+		return n
 	}
 	if g.d.record(k, o, e.now, fleet) {
 		if e.out.ejections == 0 {

@@ -86,7 +86,7 @@ func TestOutlierRules(t *testing.T) {
 				d.tick(s.at, func(k int) { unejected = append(unejected, k) })
 				continue
 			}
-			d.record(s.k, s.o, s.at, c.n)
+			d.record(s.k, s.o, s.at, func() int { return c.n })
 		}
 		if !slices.Equal(d.ejected, c.ejected) || !slices.Equal(d.backoff, c.backoff) || d.ejections != c.ejections ||
 			d.overflow != c.overflow || !slices.Equal(unejected, c.unejected) {
