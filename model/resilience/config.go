@@ -539,7 +539,7 @@ func checkFixes(p model.Point, cfg config, tr policy.Traits) error {
 			return err
 		}
 	}
-	outlierArgs := []int{pOutlierInterval, pOutlierBase, pOutlierMax, pOutlierMaxPercent}
+	outlierArgs := []int{pOutlierInterval, pOutlierBase, pOutlierMax, pOutlierMaxPercent, pOutlierSRHosts, pOutlierSRVolume, pOutlierSRFactor, pOutlierSREnforcing}
 	wrrArgs := []int{pWRRBlackout, pWRRExpiration, pWRRPenalty, pWRRReport}
 	switch {
 	case p[pOutlier5xx].Valid && (p[pOutlier5xx].I < 1 || p[pOutlier5xx].I > 1_000_000):
@@ -550,6 +550,16 @@ func checkFixes(p model.Point, cfg config, tr policy.Traits) error {
 	case p[pOutlierMaxPercent].Valid && !(p[pOutlierMaxPercent].F >= 0 && p[pOutlierMaxPercent].F <= 100):
 		// Envoy: max_ejection_percent is a percentage, "Defaults to 10%"; its PGV rule is lte: 100.
 		return bad("outlier_max_ejection_percent", "%v: need 0 ≤ percent ≤ 100", p[pOutlierMaxPercent].F)
+	case p[pOutlierSRHosts].Valid && (p[pOutlierSRHosts].I < 1 || p[pOutlierSRHosts].I > MaxServers):
+		return bad("outlier_success_rate_minimum_hosts", "%d: need 1 ≤ hosts ≤ %d", p[pOutlierSRHosts].I, MaxServers)
+	case p[pOutlierSRVolume].Valid && p[pOutlierSRVolume].I < 1:
+		// Envoy: success_rate_request_volume "Defaults to 100"; 0 would judge a server with no answers (0/0).
+		return bad("outlier_success_rate_request_volume", "%d: need ≥ 1 answers", p[pOutlierSRVolume].I)
+	case p[pOutlierSRFactor].Valid && (p[pOutlierSRFactor].I < 0 || p[pOutlierSRFactor].I > 1_000_000):
+		return bad("outlier_success_rate_stdev_factor", "%d: need 0 ≤ factor ≤ 10^6 (thousandths)", p[pOutlierSRFactor].I)
+	case p[pOutlierSREnforcing].Valid && p[pOutlierSREnforcing].I != 0 && p[pOutlierSREnforcing].I != 100:
+		// Envoy's enforcing_success_rate is a percentage chance per ejection; this model enforces all or none.
+		return bad("outlier_enforcing_success_rate", "%d: need 0 or 100 (Envoy's percentage chance in between is not modelled)", p[pOutlierSREnforcing].I)
 	case cfg.outlier.consecutive > 0 && cfg.outlier.max < cfg.outlier.base:
 		// Envoy refuses max_ejection_time < base_ejection_time ("max_ejection_time ... must be greater than or equal to base_ejection_time").
 		return bad("outlier_max_ejection", "%v: need ≥ outlier_base_ejection (%v)", cfg.outlier.max, cfg.outlier.base)

@@ -83,7 +83,7 @@ func TestOutlierRules(t *testing.T) {
 		var unejected []int
 		for _, s := range c.steps {
 			if s.tick {
-				d.tick(s.at, func(k int) { unejected = append(unejected, k) })
+				d.tick(s.at, c.n, func(k int) { unejected = append(unejected, k) })
 				continue
 			}
 			d.record(s.k, s.o, s.at, func() int { return c.n })
@@ -164,6 +164,63 @@ func TestOutlierInEngine(t *testing.T) {
 		if b[0] < tick || picksBefore > 1 {
 			t.Errorf("burst %d starts at %v, %d picks after the uneject tick %v (ejected at %v for %v): want at or after it, within 2 picks",
 				j, b[0], picksBefore, tick, ejected, length)
+		}
+	}
+}
+
+// TestOutlierSuccessRate checks success-rate ejection against Envoy's rules (processSuccessRateEjections): each case
+// feeds each server answers (total, of which ok are non-5xx) in one interval and ticks, optionally twice.
+func TestOutlierSuccessRate(t *testing.T) {
+	sr := outlierConfig{consecutive: 1_000_000, interval: 10, base: 30, max: 300, maxPercent: 100, srHosts: 5, srVolume: 100,
+		srFactor: 1.9, srEnforce: true}
+	with := func(f func(*outlierConfig)) outlierConfig { c := sr; f(&c); return c }
+	for _, c := range []struct {
+		rule      string
+		c         outlierConfig
+		total, ok []int64
+		idle      bool // an empty interval first (a tick before the answers)
+		ejected   []bool
+	}{
+		{rule: "Envoy's example: rates {50, 100, 100, 100, 100}: mean 90, stdev 20, threshold 90 − 1.9·20 = 52: the 50 is ejected",
+			c: sr, total: []int64{100, 100, 100, 100, 100}, ok: []int64{50, 100, 100, 100, 100}, ejected: []bool{true, false, false, false, false}},
+		{rule: "one outlier among 5 judged servers is √4 = 2 standard deviations below the mean, past 1.9: ejected even at 99% ({99, 100, 100, 100, 100})",
+			c: sr, total: []int64{100, 100, 100, 100, 100}, ok: []int64{99, 100, 100, 100, 100}, ejected: []bool{true, false, false, false, false}},
+		{rule: "no outlier, no ejection: all at 97%",
+			c: sr, total: []int64{100, 100, 100, 100, 100}, ok: []int64{97, 97, 97, 97, 97}, ejected: []bool{false, false, false, false, false}},
+		{rule: "\"if the number of hosts is below minimum_hosts\": 4 servers, default 5: nothing is judged, a 0% server stays",
+			c: sr, total: []int64{100, 100, 100, 100}, ok: []int64{0, 100, 100, 100}, ejected: []bool{false, false, false, false}},
+		{rule: "4 servers with minimum_hosts 4: one outlier is √3 = 1.73 standard deviations below the mean, short of 1.9: none ejected, even at 0%",
+			c: with(func(c *outlierConfig) { c.srHosts = 4 }), total: []int64{100, 100, 100, 100}, ok: []int64{0, 100, 100, 100}, ejected: []bool{false, false, false, false}},
+		{rule: "... and with stdev_factor 1700 (1.7 < 1.73) it is",
+			c: with(func(c *outlierConfig) { c.srHosts = 4; c.srFactor = 1.7 }), total: []int64{100, 100, 100, 100}, ok: []int64{0, 100, 100, 100}, ejected: []bool{true, false, false, false}},
+		{rule: "request_volume: a server with 99 answers is not judged, leaving 4 judged < minimum_hosts 5: none ejected",
+			c: sr, total: []int64{100, 100, 100, 100, 99}, ok: []int64{50, 100, 100, 100, 99}, ejected: []bool{false, false, false, false, false}},
+		{rule: "the rates are the interval just ended's (two buckets swapped at each tick): an empty interval first judges nothing, the next the answers",
+			c: sr, total: []int64{100, 100, 100, 100, 100}, ok: []int64{50, 100, 100, 100, 100}, idle: true, ejected: []bool{true, false, false, false, false}},
+		{rule: "enforcing_success_rate = 0: detected, not ejected",
+			c: with(func(c *outlierConfig) { c.srEnforce = false }), total: []int64{100, 100, 100, 100, 100}, ok: []int64{50, 100, 100, 100, 100}, ejected: []bool{false, false, false, false, false}},
+		{rule: "max_ejection_percent still applies: two outliers at 0% among 10 (mean 80, stdev 40, threshold 4), 10% ejects one",
+			c: with(func(c *outlierConfig) { c.maxPercent = 10 }), total: []int64{100, 100, 100, 100, 100, 100, 100, 100, 100, 100},
+			ok: []int64{0, 0, 100, 100, 100, 100, 100, 100, 100, 100}, ejected: []bool{true, false, false, false, false, false, false, false, false, false}},
+	} {
+		n := len(c.total)
+		d := newOutlierDetector(c.c, n)
+		var changed []int
+		if c.idle {
+			d.tick(0, n, func(k int) { changed = append(changed, k) })
+		}
+		for k := range n {
+			for i := range c.total[k] {
+				o := policy.Error
+				if int64(i) < c.ok[k] {
+					o = policy.OK
+				}
+				d.record(k, o, 1, func() int { return n })
+			}
+		}
+		d.tick(10, n, func(k int) { changed = append(changed, k) })
+		if !slices.Equal(d.ejected, c.ejected) || int(d.srEjected) != len(changed) {
+			t.Errorf("%s: ejected %v (%d by success rate, changed %v), want %v", c.rule, d.ejected, d.srEjected, changed, c.ejected)
 		}
 	}
 }
