@@ -3,9 +3,10 @@ package resilience
 import "lbsweep/model/policy"
 
 // errorsActive is the SRE book's fix for sinkholing (Beyer et al., Site Reliability Engineering, O'Reilly 2016,
-// chapter 20 "Load Balancing in the Datacenter", section "Least-Loaded Round Robin": the pitfall of a task that
-// serves fast errors and the fix of counting recent errors as active requests; paraphrased, the exact sentence was
-// not retrieved). Here a 500 answered by server k (policy.Error: a server error, a refused connection, work lost in
+// chapter 20 "Load Balancing in the Datacenter", section "Least-Loaded Round Robin", right after the pitfall "if a
+// task is seriously unhealthy, it might start serving 100% errors. Depending on the nature of those errors, they may
+// have very low latency": the fix of counting recent errors as if they were active requests, as seed 000 §10 puts
+// it; the book's own sentence for the fix was not retrieved, so this is a paraphrase). Here a 500 answered by server k (policy.Error: a server error, a refused connection, work lost in
 // a kill) counts as one more outstanding request at k in the balancer's counts (engine.lv, what least_outstanding
 // and the other count-reading policies see) for `errors_active` ms after the answer: one e.lv.Up at the answer and
 // one e.lv.Down at a guard timer. 503s and timeouts are not errors here (the book names errors; a 503 from a full
