@@ -25,6 +25,11 @@ func TestNoAllocationPerRequest(t *testing.T) {
 			[]string{"rate=150", "timeout=60", "retries=3", "retry_budget=0.1", "queue=20", "discipline=lifo", "drop_expired=true", "tau=100"}},
 		{"closed loop", []model.Record{srvClass(t, 4)}, []model.Record{entry(t, 2000, "kill", "server=2"), entry(t, 2500, "restart", "server=2")},
 			"least_outstanding", []string{"users=20", "think=50", "timeout=80", "retries=2", "error_rate=0.05"}},
+		{"every fix", []model.Record{srvClass(t, 3), srvClass(t, 1, "speed=10", "weight=1")},
+			[]model.Record{entry(t, 1000, "fail", "server=3"), entry(t, 30000, "recover", "server=3")}, "round_robin",
+			[]string{"rate=200", "mean=10", "error_latency=10", "timeout=100", "retries=1", "outlier_consecutive_5xx=5",
+				"outlier_interval=1000", "outlier_base_ejection=3000", "outlier_max_ejection_percent=25", "errors_active=100",
+				"wrr_update=100", "wrr_report=250", "wrr_blackout=1000", "fault_level=0.1"}},
 	} {
 		for _, bin := range []float64{0, 250} {
 			allocs := func(h float64) (float64, outcome) {
@@ -61,49 +66,56 @@ func TestNoAllocationPerRequest(t *testing.T) {
 }
 
 // With every mechanism on at once (hedging at a running p90 with cancellation in service and a hedge budget, circuit
-// breakers cycling on a server that fails throughout, a Gradient2 limiter, timeouts, retries with a budget, a
-// bounded LIFO queue with drop_expired and a GC-pausing server) steady state still allocates nothing per request: the
+// breakers cycling on a server that fails throughout, outlier ejection, a Gradient2 limiter, timeouts, retries with
+// a budget, a bounded LIFO queue with drop_expired and a GC-pausing server; and errors counted as active under least
+// outstanding, or gRPC A58's weights in place of round robin) steady state still allocates nothing per request: the
 // growth bound of TestNoAllocationPerRequest plus the breaker's per-attempt tags and the hedge delay's sketch stores
 // (3 more growable slices), and with a series one buffer and one limit list per bin.
 func TestNoAllocationEveryMechanism(t *testing.T) {
 	const h = 40000
 	classes := []model.Record{srvClass(t, 3), srvClass(t, 1, "error_rate=1"), srvClass(t, 1, "gc_every=2000", "gc_pause=300")}
-	set := []string{"rate=200", "error_latency=1", "service=lognormal", "hedge_quantile=0.9", "hedge_window=500", "hedge_cancel=true", "hedge_budget=0.2",
+	common := []string{"rate=200", "error_latency=1", "service=lognormal", "hedge_quantile=0.9", "hedge_window=500", "hedge_cancel=true", "hedge_budget=0.2",
 		"cb_threshold=0.5", "cb_window=10", "cb_open=200", "limiter=gradient2", "limit_min=2", "gradient_baseline=unqueued",
-		"timeout=150", "retries=2", "retry_budget=0.2", "queue=20", "discipline=lifo", "drop_expired=true"}
-	for _, bin := range []float64{0, 250} {
-		allocs := func(h float64) (float64, outcome) {
-			p := point(t, classes, nil, "least_outstanding", append([]string{"horizon=" + ftoa(h)}, set...)...)
-			c := configOf(p)
-			c.bin = bin
-			ps := c.policyServers()
-			pc := policyConfig(p)
-			var out outcome
-			a := testing.AllocsPerRun(1, func() {
-				var err error
-				if out, err = simulate(context.Background(), c, model.Seed{Run: 1}, pc.New(ps), pc.Traits(ps).Observe); err != nil {
-					t.Fatal(err)
-				}
-			})
-			return a, out
-		}
-		a1, o1 := allocs(h)
-		a4, o4 := allocs(4 * h)
-		const n = 5
-		extra := a4 - a1
-		bound := 7.0 * (14 + 3 + 2*n)
-		if bin > 0 {
-			extra -= 2 * float64(len(o4.series)-len(o1.series))
-			bound += 7 * 2
-		}
-		perRequest := extra / float64(o4.offered-o1.offered)
-		t.Logf("bin %v: %v allocations over %v ms (%d requests, %d hedges, %d breaker opens, %d limited), %v over %v ms: %.2g per extra request (bound %v in all)",
-			bin, a1, h, o1.offered, o1.hedges, o1.cbOpens, o1.limited, a4, 4*h, perRequest, bound)
-		if o1.hedges == 0 || o1.cbOpens == 0 || o1.limited == 0 || o1.retries == 0 || o1.warning != "" {
-			t.Errorf("bin %v: a mechanism did not act: %d hedges, %d opens, %d limited, %d retries; %q", bin, o1.hedges, o1.cbOpens, o1.limited, o1.retries, o1.warning)
-		}
-		if extra > bound || o4.offered < 3*o1.offered || math.IsNaN(perRequest) {
-			t.Errorf("bin %v: %v more allocations for %d more requests, bound %v", bin, extra, o4.offered-o1.offered, bound)
+		"timeout=150", "retries=2", "retry_budget=0.2", "queue=20", "discipline=lifo", "drop_expired=true",
+		"outlier_consecutive_5xx=5", "outlier_interval=500", "outlier_base_ejection=300", "outlier_max_ejection_percent=40"}
+	for _, sc := range []struct {
+		pol string
+		set []string
+	}{{"least_outstanding", []string{"errors_active=100"}}, {"round_robin", []string{"wrr_update=200", "wrr_report=500", "wrr_blackout=500"}}} {
+		for _, bin := range []float64{0, 250} {
+			allocs := func(h float64) (float64, outcome) {
+				p := point(t, classes, nil, sc.pol, append(append([]string{"horizon=" + ftoa(h)}, common...), sc.set...)...)
+				c := configOf(p)
+				c.bin = bin
+				ps := c.policyServers()
+				pc := policyConfig(p)
+				var out outcome
+				a := testing.AllocsPerRun(1, func() {
+					var err error
+					if out, err = simulate(context.Background(), c, model.Seed{Run: 1}, pc.New(ps), pc.Traits(ps).Observe); err != nil {
+						t.Fatal(err)
+					}
+				})
+				return a, out
+			}
+			a1, o1 := allocs(h)
+			a4, o4 := allocs(4 * h)
+			const n = 5
+			extra := a4 - a1
+			bound := 7.0 * (14 + 3 + 2*n)
+			if bin > 0 {
+				extra -= 2 * float64(len(o4.series)-len(o1.series))
+				bound += 7 * 2
+			}
+			perRequest := extra / float64(o4.offered-o1.offered)
+			t.Logf("%s, bin %v: %v allocations over %v ms (%d requests, %d hedges, %d breaker opens, %d ejections, %d limited), %v over %v ms: %.2g per extra request (bound %v in all)",
+				sc.pol, bin, a1, h, o1.offered, o1.hedges, o1.cbOpens, o1.ejections, o1.limited, a4, 4*h, perRequest, bound)
+			if o1.hedges == 0 || o1.cbOpens == 0 || o1.limited == 0 || o1.retries == 0 || o1.warning != "" {
+				t.Errorf("%s, bin %v: a mechanism did not act: %d hedges, %d opens, %d limited, %d retries; %q", sc.pol, bin, o1.hedges, o1.cbOpens, o1.limited, o1.retries, o1.warning)
+			}
+			if extra > bound || o4.offered < 3*o1.offered || math.IsNaN(perRequest) {
+				t.Errorf("%s, bin %v: %v more allocations for %d more requests, bound %v", sc.pol, bin, extra, o4.offered-o1.offered, bound)
+			}
 		}
 	}
 }

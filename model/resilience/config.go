@@ -66,13 +66,18 @@ type config struct {
 	bin          float64 // 0: no series
 	// script, for tests only: the open loop's arrival times (ms, ascending, below the horizon) in place of the
 	// Poisson stream (rate is then only what Check and the theory see). nil from every spec.
-	script      []float64
-	cbThreshold float64 // 0: no circuit breakers
-	cbWindow    int
-	cbOpen      float64 // ms
-	cbProbes    int
-	cbTrace     bool // tests: record the breakers' transitions in outcome.cbLog
-	lim         limiterConfig
+	script       []float64
+	cbThreshold  float64 // 0: no circuit breakers
+	cbWindow     int
+	cbOpen       float64 // ms
+	cbProbes     int
+	cbTrace      bool // tests: record the breakers' transitions in outcome.cbLog
+	lim          limiterConfig
+	outlier      outlierConfig
+	wrr          wrrConfig
+	errorsActive float64 // ms; 0: off
+	faultLevel   float64 // 0: no fault_window
+	faultBin     float64 // ms
 }
 
 // intOr is v's integer, or d when v is null.
@@ -175,6 +180,18 @@ func configOf(p model.Point) config {
 	}
 	if p[pHedgeBudget].Valid {
 		c.hedgeBudget = p[pHedgeBudget].F
+	}
+	c.outlier = outlierOf(p)
+	c.wrr = wrrOf(p)
+	if p[pErrorsActive].Valid {
+		c.errorsActive = p[pErrorsActive].F
+	}
+	c.faultBin = 100
+	if p[pFaultLevel].Valid {
+		c.faultLevel = p[pFaultLevel].F
+	}
+	if p[pFaultBin].Valid {
+		c.faultBin = p[pFaultBin].F
 	}
 	for _, r := range p[pServers].R {
 		cl := class{count: int(r[fCount].I), workers: int(p[pWorkers].I), speed: 1, errorRate: p[pErrorRate].F, active: true}
@@ -437,6 +454,9 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 	if cfg.cbThreshold > 0 && !tr.Eligibility {
 		return nil, bad("policy", "%s cannot leave out a server whose circuit breaker is open (it does not honor eligibility): use a policy that does, or no cb_threshold", policy.Registry[p[pPolicy].I].Name)
 	}
+	if err := checkFixes(p, cfg, tr); err != nil {
+		return nil, err
+	}
 	if err := checkTimeline(p, cfg); err != nil {
 		return nil, err
 	}
@@ -588,6 +608,76 @@ func checkTimeline(p model.Point, cfg config) error {
 				failing[k] = false
 			}
 		}
+	}
+	return nil
+}
+
+// checkFixes checks the outlier detection, A58 and errors-as-active parameters of point p (cfg resolved from it; tr
+// its policy's traits), each range with its source's rule.
+func checkFixes(p model.Point, cfg config, tr policy.Traits) error {
+	bad := func(param, format string, v ...any) error {
+		return model.Issue{Param: param, Message: fmt.Sprintf(format, v...)}
+	}
+	pos := func(i int, name string) error {
+		if v := p[i]; v.Valid && !(v.F > 0 && finite(v.F)) {
+			return bad(name, "%v: need a finite time > 0 (ms)", v.F)
+		}
+		return nil
+	}
+	for _, x := range []struct {
+		i    int
+		name string
+	}{{pOutlierInterval, "outlier_interval"}, {pOutlierBase, "outlier_base_ejection"}, {pOutlierMax, "outlier_max_ejection"},
+		{pWRRExpiration, "wrr_expiration"}, {pWRRReport, "wrr_report"}, {pErrorsActive, "errors_active"}, {pFaultBin, "fault_bin"}} {
+		if err := pos(x.i, x.name); err != nil {
+			return err
+		}
+	}
+	outlierArgs := []int{pOutlierInterval, pOutlierBase, pOutlierMax, pOutlierMaxPercent, pOutlierSRHosts, pOutlierSRVolume, pOutlierSRFactor, pOutlierSREnforcing}
+	wrrArgs := []int{pWRRBlackout, pWRRExpiration, pWRRPenalty, pWRRReport}
+	switch {
+	case p[pOutlier5xx].Valid && (p[pOutlier5xx].I < 1 || p[pOutlier5xx].I > 1_000_000):
+		// Envoy's consecutive_5xx is a uint32 with no lower bound; 0 would eject on every answer counted.
+		return bad("outlier_consecutive_5xx", "%d: need 1 ≤ n ≤ 10^6 (null: no outlier detection)", p[pOutlier5xx].I)
+	case !p[pOutlier5xx].Valid && slices.ContainsFunc(outlierArgs, func(i int) bool { return p[i].Valid }):
+		return bad("outlier_consecutive_5xx", "required with the other outlier_ parameters (it turns outlier detection on)")
+	case p[pOutlierMaxPercent].Valid && !(p[pOutlierMaxPercent].F >= 0 && p[pOutlierMaxPercent].F <= 100):
+		// Envoy: max_ejection_percent is a percentage, "Defaults to 10%"; its PGV rule is lte: 100.
+		return bad("outlier_max_ejection_percent", "%v: need 0 ≤ percent ≤ 100", p[pOutlierMaxPercent].F)
+	case p[pOutlierSRHosts].Valid && (p[pOutlierSRHosts].I < 1 || p[pOutlierSRHosts].I > MaxServers):
+		return bad("outlier_success_rate_minimum_hosts", "%d: need 1 ≤ hosts ≤ %d", p[pOutlierSRHosts].I, MaxServers)
+	case p[pOutlierSRVolume].Valid && p[pOutlierSRVolume].I < 1:
+		// Envoy: success_rate_request_volume "Defaults to 100"; 0 would judge a server with no answers (0/0).
+		return bad("outlier_success_rate_request_volume", "%d: need ≥ 1 answers", p[pOutlierSRVolume].I)
+	case p[pOutlierSRFactor].Valid && (p[pOutlierSRFactor].I < 0 || p[pOutlierSRFactor].I > 1_000_000):
+		return bad("outlier_success_rate_stdev_factor", "%d: need 0 ≤ factor ≤ 10^6 (thousandths)", p[pOutlierSRFactor].I)
+	case p[pOutlierSREnforcing].Valid && p[pOutlierSREnforcing].I != 0 && p[pOutlierSREnforcing].I != 100:
+		// Envoy's enforcing_success_rate is a percentage chance per ejection; this model enforces all or none.
+		return bad("outlier_enforcing_success_rate", "%d: need 0 or 100 (Envoy's percentage chance in between is not modelled)", p[pOutlierSREnforcing].I)
+	case cfg.outlier.consecutive > 0 && cfg.outlier.max < cfg.outlier.base:
+		// Envoy refuses max_ejection_time < base_ejection_time ("max_ejection_time ... must be greater than or equal to base_ejection_time").
+		return bad("outlier_max_ejection", "%v: need ≥ outlier_base_ejection (%v)", cfg.outlier.max, cfg.outlier.base)
+	case cfg.outlier.consecutive > 0 && !tr.Eligibility:
+		return bad("policy", "%s cannot leave out the ejected servers (it does not honor eligibility): use a policy that does with outlier detection", policy.Registry[p[pPolicy].I].Name)
+	case p[pWRRUpdate].Valid && !(p[pWRRUpdate].F >= 100 && finite(p[pWRRUpdate].F)):
+		// A58: weight_update_period "Values less than 100ms are capped at 100ms"; here refused instead of raised.
+		return bad("wrr_update", "%v: need a finite period ≥ 100 ms (A58 raises shorter ones to 100 ms; null: A58 off)", p[pWRRUpdate].F)
+	case !p[pWRRUpdate].Valid && slices.ContainsFunc(wrrArgs, func(i int) bool { return p[i].Valid }):
+		return bad("wrr_update", "required with the other wrr_ parameters (it turns A58 weighted round robin on)")
+	case p[pWRRBlackout].Valid && !(p[pWRRBlackout].F >= 0 && finite(p[pWRRBlackout].F)):
+		return bad("wrr_blackout", "%v: need a finite period ≥ 0 ms", p[pWRRBlackout].F)
+	case p[pWRRPenalty].Valid && !(p[pWRRPenalty].F >= 0 && finite(p[pWRRPenalty].F)):
+		// A58: "error_utilization_penalty ... a negative value rejects the config".
+		return bad("wrr_penalty", "%v: need a finite penalty ≥ 0", p[pWRRPenalty].F)
+	case p[pWRRUpdate].Valid && tr.Sequence != policy.RoundRobinSequence:
+		// A58 behaves as round_robin until two servers have weights: it stands in for a round robin.
+		return bad("policy", "%s with wrr_update: A58 weighted round robin replaces the policy and falls back to round robin, so the policy must pick in round-robin order (round_robin)", policy.Registry[p[pPolicy].I].Name)
+	case p[pFaultLevel].Valid && !(p[pFaultLevel].F > 0 && p[pFaultLevel].F <= 1):
+		return bad("fault_level", "%v: need 0 < level ≤ 1", p[pFaultLevel].F)
+	case p[pFaultBin].Valid && !p[pFaultLevel].Valid:
+		return bad("fault_bin", "only with fault_level")
+	case p[pFaultLevel].Valid && !slices.ContainsFunc(cfg.timeline, func(c change) bool { return c.action == Fail && c.server >= 0 }):
+		return bad("fault_level", "needs a timeline fail naming a server (the fault whose window it measures)")
 	}
 	return nil
 }

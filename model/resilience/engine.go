@@ -116,8 +116,9 @@ type srv struct {
 	stops     int     // pauses in effect (GC and timeline pauses may overlap)
 	alive     bool
 	active    bool
-	running   []int32 // attempts in service
-	queue     ring    // attempts waiting
+	running   []int32   // attempts in service
+	queue     ring      // attempts waiting
+	counts    srvCounts // attempts finished, 500s among them, their worker time (A58's load reports)
 	// The time series' integrals over the current bin of the attempts held (in service and queued) and queued, up to
 	// areaT (see touch).
 	heldArea, queuedArea, areaT float64
@@ -177,10 +178,10 @@ type sample struct {
 	counts   bin
 	p        [3]float64 // p50, p95, p99 of the successes (NaN: none)
 	inFlight []float64  // time averages over the bin, per server
+	sent     []float64  // attempts the balancer sent to each server in the bin
 	queue    []float64
 	limit    []float64 // time averages over the bin of the servers' limits (nil: no limiter)
 	inSystem float64
-	sent     []float64 // per server: attempts the balancer sent it in the bin
 	cbOpen   []float64 // per server: the fractions of the bin its breaker was open and half-open (nil: no breakers)
 	cbHalf   []float64
 }
@@ -200,6 +201,10 @@ type outcome struct {
 	sent                                 []int64
 	area, clipped, carry                 float64
 	peakQueue                            int
+	ejections                            int64   // outlier ejections enforced
+	ejectionsOn                          bool    // outlier detection is on
+	firstEjection                        float64 // ms; NaN: none
+	faultWindow, faultShare              float64 // ms, and a share; NaN: none (see faultWindow)
 	events                               int64
 	warning                              string
 	series                               []sample
@@ -263,7 +268,8 @@ func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy,
 	}
 	e.lv = sim.NewLevels(c.n)
 	e.view = policy.View{Loads: e.lv}
-	e.out = outcome{ok: sim.NewSojourns(), all: sim.NewSojourns(), sent: make([]int64, c.n), meanLimit: math.NaN()}
+	e.out = outcome{ok: sim.NewSojourns(), all: sim.NewSojourns(), sent: make([]int64, c.n), meanLimit: math.NaN(),
+		faultWindow: math.NaN(), faultShare: math.NaN(), firstEjection: math.NaN()}
 	if c.budget > 0 {
 		e.capacity = max(10, 100*c.budget)
 		e.tokens = e.capacity
@@ -349,6 +355,11 @@ func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy,
 	e.advance(c.horizon)
 	if e.adm != nil {
 		e.out.meanLimit = e.adm.meanLimit(c.horizon)
+	}
+	for _, g := range e.guards {
+		if f, ok := g.(finisher); ok {
+			f.finish(e)
+		}
 	}
 	e.finishBooks()
 	if e.brk != nil {
@@ -722,8 +733,14 @@ func (e *engine) complete(a int32) {
 		}
 		e.push(e.now+e.hop(), evAnswer, a)
 	}
-	e.touch(&e.servers[k], e.now)
-	e.unrun(&e.servers[k], a)
+	s := &e.servers[k]
+	e.touch(s, e.now)
+	e.unrun(s, a)
+	s.counts.served++
+	s.counts.work += at.busy
+	if at.failing {
+		s.counts.failed++
+	}
 	e.leave(k, a, exitServed)
 	e.startNext(k)
 }

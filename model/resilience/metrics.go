@@ -50,6 +50,10 @@ var (
 	colPeakQueue        = schema.Column{Name: "peak_queue", Type: schema.Int64, Unit: "attempts", Doc: "the longest queue (waiting, not in service) at any server in [warmup, horizon)"}
 	colEvents           = schema.Column{Name: "events", Type: schema.Int64, Doc: "events simulated (arrivals, hops, completions, timeouts, backoffs, pauses, timeline changes), warm-up included"}
 	colWarning          = schema.Column{Name: "warning", Type: schema.String, Doc: "null when the run's books balance (Little's law over the window, offered = succeeded + failed + pending, attempts = offered + retries), else what does not"}
+	colEjections        = schema.Column{Name: "ejections", Type: schema.Int64, Doc: "outlier ejections the balancer enforced over the run (Envoy ejections_enforced_total); null without outlier detection"}
+	colFirstEjection    = schema.Column{Name: "first_ejection", Type: schema.Float64, Unit: ms, Doc: "when the balancer's outlier detection first ejected a server (warm-up included); null when it never did or is off"}
+	colFaultWindow      = schema.Column{Name: "fault_window", Type: schema.Float64, Unit: ms, Doc: "time from the first timeline fail naming a server until the balancer last sent that server a share ≥ fault_level of its attempts over a fault_bin window (horizon − fail: never stopped; 0: never fed it); null without fault_level"}
+	colFaultShare       = schema.Column{Name: "fault_share", Type: schema.Float64, Doc: "the share of the attempts sent from the first timeline fail naming a server to the horizon that went to that server (warm-up or not); null without fault_level or when none was sent"}
 	colTheoryPTimeout   = schema.Column{Name: "theory_p_timeout", Type: schema.Float64, Doc: "probability that a first attempt times out at the offered load: the M/M/c sojourn tail at timeout − 2·hop (see theory_source); null elsewhere"}
 	colTheoryBlocking   = schema.Column{Name: "theory_blocking", Type: schema.Float64, Doc: "M/M/c/K blocking probability of an attempt at a bounded queue, at the offered load; null elsewhere"}
 	colTheoryMean       = schema.Column{Name: "theory_mean_latency", Type: schema.Float64, Unit: ms, Doc: "mean latency of a successful request: four hops plus the M/M/c (M/M/c/K: admitted) mean sojourn; with no timeout, no errors and no retries (or none that can fire: an unbounded queue) only; null elsewhere"}
@@ -62,7 +66,7 @@ var (
 	colTheoryHedgeP99   = schema.Column{Name: "theory_hedge_p99_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile of the hedged latency 4·hop + min(X₁, H + X₂) with no queueing; null elsewhere"}
 	colTheorySource     = schema.Column{Name: "theory_source", Type: schema.String, Doc: "the formulas behind the theory columns; null where none applies"}
 	colTheoryPauseP99   = schema.Column{Name: "theory_p99_pause_bound", Type: schema.Float64, Unit: ms, Doc: "a lower bound on the p99 latency of all answers when a load-blind policy sends a share of the requests to servers with periodic pauses: an arrival there during a pause waits out its rest; null elsewhere"}
-	metrics             = schema.New(colOffered, colSucceeded, colFailed, colPending, colGoodput, colGoodputRate, colAttempts, colRetries, colAttemptsPerReq, colAttemptRate, colTimeouts, colErrors, colRejections, colDropped, colLimited, colMeanLimit, colBudgetDenied, colHedges, colHedgeRate, colHedgeWins, colHedgeDenied, colHedgeSkipped, colHedgeCut, colBreakerOpens, colBreakerCloses, colBreakerOpenFr, colMeanLatency, colP50Latency, colP95Latency, colP99Latency, colP50AllLatency, colP99AllLatency, colWastedWork, colWorkPerRequest, colWastedFraction, colShares, colMeanInSystem, colMeanTimeInSys, colPeakQueue, colEvents, colWarning, colTheoryPTimeout, colTheoryBlocking, colTheoryMean, colTheoryP99, colTheoryHealthy, colTheoryMeta, colTheoryPauseP99, colTheoryHedgeDelay, colTheoryHedgeRate, colTheoryHedgeMean, colTheoryHedgeP99, colTheorySource)
+	metrics             = schema.New(colOffered, colSucceeded, colFailed, colPending, colGoodput, colGoodputRate, colAttempts, colRetries, colAttemptsPerReq, colAttemptRate, colTimeouts, colErrors, colRejections, colDropped, colLimited, colMeanLimit, colBudgetDenied, colHedges, colHedgeRate, colHedgeWins, colHedgeDenied, colHedgeSkipped, colHedgeCut, colBreakerOpens, colBreakerCloses, colBreakerOpenFr, colMeanLatency, colP50Latency, colP95Latency, colP99Latency, colP50AllLatency, colP99AllLatency, colWastedWork, colWorkPerRequest, colWastedFraction, colShares, colMeanInSystem, colMeanTimeInSys, colPeakQueue, colEvents, colWarning, colEjections, colFirstEjection, colFaultWindow, colFaultShare, colTheoryPTimeout, colTheoryBlocking, colTheoryMean, colTheoryP99, colTheoryHealthy, colTheoryMeta, colTheoryPauseP99, colTheoryHedgeDelay, colTheoryHedgeRate, colTheoryHedgeMean, colTheoryHedgeP99, colTheorySource)
 )
 
 // The time-series columns: one row per bin [time, time + bin).
@@ -88,7 +92,8 @@ var (
 	colSSent       = schema.Column{Name: "sent", Type: schema.Float64List, Doc: "element k: the attempts the balancer sent to server k in the bin (a count)"}
 	colSBreakerOp  = schema.Column{Name: "breaker_open", Type: schema.Float64List, Doc: "element k: the fraction of the bin server k's circuit breaker was open, exact (1: open throughout; a re-open within the bin shows as a fraction); null without breakers"}
 	colSBreakerHf  = schema.Column{Name: "breaker_half_open", Type: schema.Float64List, Doc: "element k: the fraction of the bin server k's breaker was half-open, exact (closed is 1 − breaker_open − breaker_half_open); null without breakers"}
-	seriesSchema   = schema.New(colTime, colSOffered, colSAttempts, colSSuccesses, colSFailures, colSTimeouts, colSErrors, colSRejections, colSRetries, colSHedges, colSHedgeDelay, colSP50, colSP95, colSP99, colSInFlight, colSQueue, colSLimit, colSInSystem, colSSent, colSBreakerOp, colSBreakerHf)
+	colSFaultShare = schema.Column{Name: "fault_share", Type: schema.Float64, Doc: "the share of the attempts sent in the bin that went to the server of the first timeline fail naming one (fault_window's fault), from the bin holding the fail on; null before, without fault_level, or with no attempt in the bin"}
+	seriesSchema   = schema.New(colTime, colSOffered, colSAttempts, colSSuccesses, colSFailures, colSTimeouts, colSErrors, colSRejections, colSRetries, colSHedges, colSHedgeDelay, colSP50, colSP95, colSP99, colSInFlight, colSQueue, colSLimit, colSInSystem, colSSent, colSFaultShare, colSBreakerOp, colSBreakerHf)
 )
 
 // nullIfNaN is x as a cell, null when NaN.
@@ -165,6 +170,12 @@ func (o *outcome) set(row *schema.Builder, window float64) {
 	}
 	row.Set(colPeakQueue, schema.Int(int64(o.peakQueue)))
 	row.Set(colEvents, schema.Int(o.events))
+	if o.ejectionsOn {
+		row.Set(colEjections, schema.Int(o.ejections))
+	}
+	row.Set(colFirstEjection, nullIfNaN(o.firstEjection))
+	row.Set(colFaultWindow, nullIfNaN(o.faultWindow))
+	row.Set(colFaultShare, nullIfNaN(o.faultShare))
 	if o.warning != "" {
 		row.Set(colWarning, schema.Str(o.warning))
 	}

@@ -46,6 +46,20 @@
 // eligibility mask for cb_open ms, then lets cb_probes attempts through half-open (one fails → open, all succeed →
 // closed). They draw no random numbers.
 //
+// # Fixes for a failing server (seed 000 §6.4, §10)
+//
+// Balancer-side mechanisms (guards), each off unless its parameter is set, and twin parameters so that fleets with
+// different fixes see the same requests: Envoy's outlier detection by consecutive 5xx (`outlier_consecutive_5xx`,
+// with `outlier_interval`, `outlier_base_ejection`, `outlier_max_ejection`, `outlier_max_ejection_percent`) and by
+// success rate (`outlier_success_rate_minimum_hosts`, `_request_volume`, `_stdev_factor`,
+// `outlier_enforcing_success_rate`): ejected servers are barred from the policy's picks; outlier.go); gRPC A58's weighted round robin (`wrr_update`, with
+// `wrr_blackout`, `wrr_expiration`, `wrr_penalty`, and `wrr_report`, the servers' report window), which stands in
+// for a round-robin policy: weights qps/(utilization + eps/qps·penalty) from the load reports every answer carries,
+// picked by grpc-go's static stride scheduler (a58.go); and the SRE book's errors counted as active requests
+// (`errors_active`: a 500 holds one more outstanding count at its server for that long; errorsactive.go). With
+// `fault_level`, fault_window measures how long the balancer keeps feeding the server of the first timeline fail
+// (faultwindow.go); the series' `sent` column counts each server's attempts per bin.
+//
 // # Engine
 //
 // One future-event list with handles (sim.Events): arrivals, hops, service completions, timeouts, backoffs, GC
@@ -135,6 +149,23 @@ const (
 	pGradWindow
 	pGradQueue
 	pGradBaseline
+	pOutlier5xx
+	pOutlierInterval
+	pOutlierBase
+	pOutlierMax
+	pOutlierMaxPercent
+	pOutlierSRHosts
+	pOutlierSRVolume
+	pOutlierSRFactor
+	pOutlierSREnforcing
+	pWRRUpdate
+	pWRRBlackout
+	pWRRExpiration
+	pWRRPenalty
+	pWRRReport
+	pErrorsActive
+	pFaultLevel
+	pFaultBin
 	pPolicy // the policy arguments, policy.Params in order, follow
 )
 
@@ -329,7 +360,27 @@ var params = append([]model.Param{
 	pGradWindow:    {Name: "gradient_window", Kind: model.Int, Optional: true, Doc: "gradient2: longWindow, samples of the long-term RTT's exponential average (factor 2/(window + 1) after 10 plain-mean samples), 1 ≤ gradient_window ≤ 10^6 (null: 600, as Gradient2Limit)"},
 	pGradQueue:     {Name: "gradient_queue_size", Kind: model.Int, Optional: true, Doc: "gradient2: queueSize, the limit's growth per estimate while latency stays low, 0 ≤ gradient_queue_size ≤ 10^6 (null: 4, as Gradient2Limit's default function)"},
 	pGradBaseline:  {Name: "gradient_baseline", Kind: model.Enum, Choices: baselineChoices, Optional: true, Doc: "gradient2: what feeds the long-term RTT: average (every sample, as Gradient2Limit; default) or unqueued (only attempts that went into service at once, as seed 004)"},
-	pPolicy:        {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "the balancer's dispatch policy (sweep -list); it sees its own outstanding counts; times in ms"},
+	// The fixes of seed 000 §6.4 (outlier.go, a58.go, errorsactive.go, faultwindow.go). All optional with no default
+	// (a default would enter every point's key and so every existing seed) and twins (left out of the run seed), so
+	// that fleets with and without a fix, or with different fixes, see the same requests (common random numbers).
+	pOutlier5xx:         {Name: "outlier_consecutive_5xx", Kind: model.Int, Optional: true, Twin: true, Doc: "Envoy outlier detection (v1.31): eject a server after this many consecutive 5xx (500, 503, 504 timeouts), 1 ≤ n ≤ 10^6 (Envoy consecutive_5xx, default 5 there; null: no outlier detection); the policy must honor eligibility"},
+	pOutlierInterval:    {Name: "outlier_interval", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "outlier detection: the interval timer's period, at whose ticks ejections end and the ejection multiplier decays, > 0 (Envoy interval; null: 10000, Envoy's default)"},
+	pOutlierBase:        {Name: "outlier_base_ejection", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "outlier detection: base ejection time, multiplied by the ejection multiplier, > 0 (Envoy base_ejection_time; null: 30000)"},
+	pOutlierMax:         {Name: "outlier_max_ejection", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "outlier detection: cap on an ejection's length, > 0 (Envoy max_ejection_time; null: max(300000, outlier_base_ejection))"},
+	pOutlierMaxPercent:  {Name: "outlier_max_ejection_percent", Kind: model.Float, Optional: true, Twin: true, Doc: "outlier detection: an ejection happens only if the ejected servers, it included, are at most this percent of the fleet, 0 ≤ p ≤ 100 (Envoy max_ejection_percent since v1.28: with 4 servers, 25 ejects one; null: 10, which with fewer than 10 servers ejects none)"},
+	pOutlierSRHosts:     {Name: "outlier_success_rate_minimum_hosts", Kind: model.Int, Optional: true, Twin: true, Doc: "outlier detection's success-rate ejection runs at an interval tick only if this many servers had outlier_success_rate_request_volume answers in the interval just ended, ≥ 1 (Envoy success_rate_minimum_hosts; null: 5)"},
+	pOutlierSRVolume:    {Name: "outlier_success_rate_request_volume", Kind: model.Int, Optional: true, Twin: true, Doc: "success-rate ejection: the answers a server needs in an interval to be judged, ≥ 1 (Envoy success_rate_request_volume; null: 100)"},
+	pOutlierSRFactor:    {Name: "outlier_success_rate_stdev_factor", Kind: model.Int, Optional: true, Twin: true, Doc: "success-rate ejection: a server is ejected when its success rate is below mean − (factor/1000)·stdev of the judged servers', ≥ 0 (Envoy success_rate_stdev_factor, in thousandths; null: 1900)"},
+	pOutlierSREnforcing: {Name: "outlier_enforcing_success_rate", Kind: model.Int, Optional: true, Twin: true, Doc: "success-rate ejection: 100 enforces it, 0 turns it off (Envoy enforcing_success_rate, a percentage chance; other values are refused here; null: 100)"},
+	pWRRUpdate:          {Name: "wrr_update", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "gRPC A58 weighted round robin: the scheduler is rebuilt from the servers' weights every this many ms, ≥ 100 (weight_update_period; null: A58 off); replaces a round-robin policy"},
+	pWRRBlackout:        {Name: "wrr_blackout", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "A58: a server's weight counts only once it has had reports for this long, ≥ 0 (blackout_period; null: 10000)"},
+	pWRRExpiration:      {Name: "wrr_expiration", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "A58: a weight with no report for this long is dropped, > 0 (weight_expiration_period; null: 180000)"},
+	pWRRPenalty:         {Name: "wrr_penalty", Kind: model.Float, Optional: true, Twin: true, Doc: "A58: error_utilization_penalty in weight = qps/(utilization + eps/qps·penalty), ≥ 0 (null: 1)"},
+	pWRRReport:          {Name: "wrr_report", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "A58: the window over which a server computes the qps, eps and utilization it reports with each answer, > 0 (null: 1000)"},
+	pErrorsActive:       {Name: "errors_active", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "the SRE book's fix (ch. 20): a 500 from a server counts as one more outstanding request there for this many ms, > 0 (null: off)"},
+	pFaultLevel:         {Name: "fault_level", Kind: model.Float, Optional: true, Twin: true, Doc: "fault_window's level: the faulty server's share of the balancer's attempts per fault_bin, 0 < level ≤ 1 (null: no fault_window)"},
+	pFaultBin:           {Name: "fault_bin", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "fault_window's windows, > 0 (null: 100)"},
+	pPolicy:             {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "the balancer's dispatch policy (sweep -list); it sees its own outstanding counts; times in ms"},
 }, policy.Params...)
 
 // Name implements model.Model.

@@ -36,6 +36,7 @@ func (Model) run(ctx context.Context, p model.Point, seed model.Seed, series boo
 	row := metrics.NewRow()
 	out.set(row, c.horizon-c.warmup)
 	var rows []schema.Row
+	fk, fat, faulty := c.fault()
 	for _, s := range out.series {
 		r := seriesSchema.NewRow()
 		r.Set(colTime, schema.Float(s.t))
@@ -59,8 +60,15 @@ func (Model) run(ctx context.Context, p model.Point, seed model.Seed, series boo
 		if s.limit != nil {
 			r.Set(colSLimit, schema.List(s.limit))
 		}
-		r.Set(colSInSystem, schema.Float(s.inSystem))
 		r.Set(colSSent, schema.List(s.sent))
+		total := 0.0
+		for _, x := range s.sent {
+			total += x
+		}
+		if faulty && s.t+c.bin > fat && total > 0 {
+			r.Set(colSFaultShare, schema.Float(s.sent[fk]/total))
+		}
+		r.Set(colSInSystem, schema.Float(s.inSystem))
 		if s.cbOpen != nil {
 			r.Set(colSBreakerOp, schema.List(s.cbOpen))
 			r.Set(colSBreakerHf, schema.List(s.cbHalf))

@@ -93,7 +93,29 @@ func (e *engine) newGuards() []guard {
 		e.brk = newBreaker(e.c, len(gs))
 		gs = append(gs, e.brk)
 	}
+	if c := e.c.outlier; c.consecutive > 0 {
+		g := &outlierGuard{d: newOutlierDetector(c, e.c.n), idx: len(gs)}
+		gs = append(gs, g)
+		e.guardAt(c.interval, g.idx, 0)
+		e.out.ejectionsOn = true
+	}
+	if e.c.errorsActive > 0 {
+		gs = append(gs, &errorsActive{hold: e.c.errorsActive, idx: len(gs), held: make([]int, e.c.n)})
+	}
+	if e.c.wrr.update > 0 {
+		g := newWRR(e, len(gs))
+		gs = append(gs, g)
+		e.pol = g // A58 replaces the round robin it falls back to (Check requires one)
+	}
+	if f := newFaultWindow(e.c); f != nil {
+		gs = append(gs, f)
+	}
 	return gs
+}
+
+// A finisher is a guard with something to record at the end of the run (at the horizon, before the books).
+type finisher interface {
+	finish(e *engine)
 }
 
 // newAdmission builds the run's admission control from e.c (nil: none).
