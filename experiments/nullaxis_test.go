@@ -83,3 +83,33 @@ hedge = ["null", { value = 10.0, hedge_cancel = true }, { value = "null", hedge_
 		}
 	}
 }
+
+// A policy table may carry other (non-policy) parameters with the policy, as any axis value may: policy =
+// ["round_robin", { name = "least_outstanding", errors_active = 100.0 }] is round robin, then least outstanding with
+// errors counted as active. Another policy's argument is still an error, naming the policy.
+func TestPolicyTableBundles(t *testing.T) {
+	const spec = `name = "bundle"
+model = "resilience"
+seed = 1
+[params]
+servers = [{ count = 2 }]
+rate = 10.0
+horizon = 1000.0
+[sweep]
+policy = ["round_robin", { name = "least_outstanding", errors_active = 100.0 }]
+`
+	s, err := parseNoPanic(t, "bundle.toml", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := pointKey(s, 0); strings.Contains(k, "errors_active") {
+		t.Errorf("point 0's key %q sets errors_active", k)
+	}
+	if k := pointKey(s, 1); !strings.Contains(k, "errors_active=100") || !strings.Contains(k, "policy=least_outstanding") {
+		t.Errorf("point 1's key %q: want least_outstanding with errors_active=100", k)
+	}
+	_, err = parseNoPanic(t, "bundle.toml", strings.Replace(spec, "errors_active = 100.0", "tau = 5.0", 1))
+	if err == nil || !strings.Contains(err.Error(), "does not take") || !strings.Contains(err.Error(), "tau") {
+		t.Errorf("least_outstanding with tau: %v, want an error naming tau", err)
+	}
+}

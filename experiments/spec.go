@@ -579,6 +579,22 @@ func (d *decoder) policySetting(ps []model.Param, v any) (Setting, string) {
 		if k == "name" {
 			continue
 		}
+		if j := model.Index(ps, k); j >= 0 && !ps[j].Policy {
+			// Another parameter that goes with this policy, as any axis value may bundle (a balancer-side fix:
+			// { name = "round_robin", outlier_consecutive_5xx = 5 }).
+			v, msg := value(ps[j], args[k])
+			if str, isStr := args[k].(string); isStr && str == "null" && ps[j].Kind != model.Enum {
+				if !ps[j].Optional {
+					return nil, fmt.Sprintf("policy %s, %s: \"null\" leaves a parameter unset, but %s is not optional", entry.Name, k, k)
+				}
+				v, msg = model.Value{}, ""
+			}
+			if msg != "" {
+				return nil, fmt.Sprintf("policy %s, %s: %s", entry.Name, k, msg)
+			}
+			set = append(set, Assign{Param: j, Value: v})
+			continue
+		}
 		if !entry.Takes(k) {
 			takes := "no arguments"
 			if len(entry.Args) > 0 {
