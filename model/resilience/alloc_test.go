@@ -32,22 +32,7 @@ func TestNoAllocationPerRequest(t *testing.T) {
 				"wrr_update=100", "wrr_report=250", "wrr_blackout=1000", "fault_level=0.1"}},
 	} {
 		for _, bin := range []float64{0, 250} {
-			allocs := func(h float64) (float64, outcome) {
-				c := configOf(s.build(t, h))
-				c.bin = bin
-				ps := c.policyServers()
-				pc := policyConfig(s.build(t, h))
-				var out outcome
-				a := testing.AllocsPerRun(1, func() {
-					var err error
-					if out, err = simulate(context.Background(), c, model.Seed{Run: 1}, pc.New(ps), pc.Traits(ps).Observe); err != nil {
-						t.Fatal(err)
-					}
-				})
-				return a, out
-			}
-			a1, o1 := allocs(h)
-			a4, o4 := allocs(4 * h)
+			a1, a4, o1, o4 := allocsOver(t, func(h float64) model.Point { return s.build(t, h) }, h, bin)
 			n := float64(configOf(s.build(t, h)).n)
 			extra := a4 - a1
 			bound := 7 * (14 + 2*n)
@@ -83,23 +68,9 @@ func TestNoAllocationEveryMechanism(t *testing.T) {
 		set []string
 	}{{"least_outstanding", []string{"errors_active=100"}}, {"round_robin", []string{"wrr_update=200", "wrr_report=500", "wrr_blackout=500"}}} {
 		for _, bin := range []float64{0, 250} {
-			allocs := func(h float64) (float64, outcome) {
-				p := point(t, classes, nil, sc.pol, append(append([]string{"horizon=" + ftoa(h)}, common...), sc.set...)...)
-				c := configOf(p)
-				c.bin = bin
-				ps := c.policyServers()
-				pc := policyConfig(p)
-				var out outcome
-				a := testing.AllocsPerRun(1, func() {
-					var err error
-					if out, err = simulate(context.Background(), c, model.Seed{Run: 1}, pc.New(ps), pc.Traits(ps).Observe); err != nil {
-						t.Fatal(err)
-					}
-				})
-				return a, out
-			}
-			a1, o1 := allocs(h)
-			a4, o4 := allocs(4 * h)
+			a1, a4, o1, o4 := allocsOver(t, func(h float64) model.Point {
+				return point(t, classes, nil, sc.pol, append(append([]string{"horizon=" + ftoa(h)}, common...), sc.set...)...)
+			}, h, bin)
 			const n = 5
 			extra := a4 - a1
 			bound := 7.0 * (14 + 3 + 2*n)
@@ -118,4 +89,28 @@ func TestNoAllocationEveryMechanism(t *testing.T) {
 			}
 		}
 	}
+}
+
+// allocsOver runs build(h) and build(4h) with series bin (0: none), each once under testing.AllocsPerRun, and returns
+// their allocations and outcomes.
+func allocsOver(t *testing.T, build func(h float64) model.Point, h, bin float64) (a1, a4 float64, o1, o4 outcome) {
+	t.Helper()
+	allocs := func(h float64) (float64, outcome) {
+		p := build(h)
+		c := configOf(p)
+		c.bin = bin
+		ps := c.policyServers()
+		pc := policyConfig(p)
+		var out outcome
+		a := testing.AllocsPerRun(1, func() {
+			var err error
+			if out, err = simulate(context.Background(), c, model.Seed{Run: 1}, pc.New(ps), pc.Traits(ps).Observe); err != nil {
+				t.Fatal(err)
+			}
+		})
+		return a, out
+	}
+	a1, o1 = allocs(h)
+	a4, o4 = allocs(4 * h)
+	return a1, a4, o1, o4
 }

@@ -342,23 +342,7 @@ func TestBreakerOffUnchanged(t *testing.T) {
 func TestBreakerNoAllocationPerRequest(t *testing.T) {
 	const h = 20000
 	for _, bin := range []float64{0, 250} {
-		allocs := func(h float64) (float64, outcome) {
-			p := breakerScenario(t, h-1, h, "timeout=100", "retries=1")
-			c := configOf(p)
-			c.bin = bin
-			ps := c.policyServers()
-			pc := policyConfig(p)
-			var out outcome
-			a := testing.AllocsPerRun(1, func() {
-				var err error
-				if out, err = simulate(context.Background(), c, model.Seed{Run: 1}, pc.New(ps), pc.Traits(ps).Observe); err != nil {
-					t.Fatal(err)
-				}
-			})
-			return a, out
-		}
-		a1, o1 := allocs(h)
-		a4, o4 := allocs(4 * h)
+		a1, a4, o1, o4 := allocsOver(t, func(h float64) model.Point { return breakerScenario(t, h-1, h, "timeout=100", "retries=1") }, h, bin)
 		extra := a4 - a1 - float64(len(o4.series)-len(o1.series))
 		bound := 7 * (14 + 1 + 2*4.0)
 		t.Logf("bin %v: %v allocations over %v ms (%d requests, %d opens), %v over 4× (%d requests, %d opens)", bin, a1, h, o1.offered, o1.cbOpens, a4, o4.offered, o4.cbOpens)

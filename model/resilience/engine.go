@@ -766,18 +766,25 @@ func (e *engine) answer(a int32) {
 		return // the balancer answered 504 already, or the client withdrew it
 	}
 	at.replied = true
+	e.settle(a, at.outcome)
+	e.countOutcome(at)
+	e.push(e.now+e.hop(), evAtClient, a)
+}
+
+// settle: the balancer stops waiting for attempt a at now with outcome o (its answer, or a client's cancel): the
+// timeout is cancelled, the outstanding count drops, and the policy and the guards are told.
+func (e *engine) settle(a int32, o policy.Outcome) {
+	at := &e.att[a]
 	if e.ev.Pending(at.timer) {
 		e.ev.Remove(at.timer)
-		e.release(a)
+		e.release(a) // never the last: the caller's event holds one
 	}
 	k := int(at.server)
 	e.lv.Down(k, e.now)
 	if e.obs != nil {
-		e.obs.Observe(k, e.now-at.dispatched, e.now, at.outcome)
+		e.obs.Observe(k, e.now-at.dispatched, e.now, o)
 	}
-	e.results(k, a, at.outcome)
-	e.countOutcome(at)
-	e.push(e.now+e.hop(), evAtClient, a)
+	e.results(k, a, o)
 }
 
 // timeout: the balancer stops waiting for attempt a and answers 504.
@@ -913,16 +920,7 @@ func (e *engine) cancelArrives(a int32) {
 			return // not dispatched yet: the balancer drops it on arrival
 		}
 		if !at.timedOut && !at.replied {
-			if e.ev.Pending(at.timer) {
-				e.ev.Remove(at.timer)
-				e.release(a)
-			}
-			k := int(at.server)
-			e.lv.Down(k, e.now)
-			if e.obs != nil {
-				e.obs.Observe(k, e.now-at.dispatched, e.now, policy.Cancelled)
-			}
-			e.results(k, a, policy.Cancelled)
+			e.settle(a, policy.Cancelled)
 		}
 		if at.state != stGone {
 			e.push(e.now+e.hop(), evCancel, a)

@@ -273,22 +273,7 @@ func TestLimiterNoAllocationPerRequest(t *testing.T) {
 	const h = 40000
 	for _, s := range limitScenarios(t) {
 		for _, bin := range []float64{0, 250} {
-			allocs := func(h float64) (float64, outcome) {
-				c := configOf(s.build(t, h))
-				c.bin = bin
-				ps := c.policyServers()
-				pc := policyConfig(s.build(t, h))
-				var out outcome
-				a := testing.AllocsPerRun(1, func() {
-					var err error
-					if out, err = simulate(context.Background(), c, model.Seed{Run: 1}, pc.New(ps), pc.Traits(ps).Observe); err != nil {
-						t.Fatal(err)
-					}
-				})
-				return a, out
-			}
-			a1, o1 := allocs(h)
-			a4, o4 := allocs(4 * h)
+			a1, a4, o1, o4 := allocsOver(t, func(h float64) model.Point { return s.build(t, h) }, h, bin)
 			n := float64(configOf(s.build(t, h)).n)
 			extra := a4 - a1
 			bound := 7 * (14 + 1 + 2*n)
