@@ -42,6 +42,25 @@ policy = { name = "peak_ewma", tau = 1000.0 }`,
 workers = 2
 rate = 300.0
 policy = "round_robin"`,
+	// mechanisms: rr-slow's fleet and load with issue 15's mechanisms on at once: hedging at the running p95,
+	// circuit breakers, Envoy outlier ejection and a Gradient2 limiter (seed 004's baseline), 200 ms timeouts, and
+	// server 2 failing fast (500s in 1 ms) from 10 s to 20 s.
+	"mechanisms": `servers = [{ count = 5 }]
+workers = 2
+rate = 400.0
+error_latency = 1.0
+timeout = 200.0
+hedge_quantile = 0.95
+cb_threshold = 0.5
+outlier_consecutive_5xx = 5
+outlier_interval = 1000.0
+outlier_base_ejection = 3000.0
+outlier_max_ejection_percent = 20.0
+limiter = "gradient2"
+limit_min = 2
+gradient_baseline = "unqueued"
+timeline = [{ at = 10000.0, server = 2, action = "fail" }, { at = 20000.0, server = 2, action = "recover" }]
+policy = { name = "least_outstanding", tie = "random" }`,
 }
 
 // benchPoint returns config name's resolved point with a horizon of horizon ms (warm-up 5 s) and the seed of
@@ -95,6 +114,7 @@ func BenchmarkRRSlow(b *testing.B)     { benchRun(b, "rr-slow") }
 func BenchmarkRetryStorm(b *testing.B) { benchRun(b, "retry-storm") }
 func BenchmarkClosedLoop(b *testing.B) { benchRun(b, "closed-loop") }
 func BenchmarkGC(b *testing.B)         { benchRun(b, "gc") }
+func BenchmarkMechanisms(b *testing.B) { benchRun(b, "mechanisms") }
 
 // Model.Cost, the estimate that shards and the progress bar use, is within a factor 2 of the events a run simulates
 // (the mean over a few replications; the events column counts the warm-up too, as Cost does).
@@ -103,7 +123,7 @@ func TestCostEstimate(t *testing.T) {
 		t.Skip("runs each configuration")
 	}
 	events := col("events")
-	for _, name := range []string{"rr-slow", "retry-storm", "closed-loop", "gc"} {
+	for _, name := range []string{"rr-slow", "retry-storm", "closed-loop", "gc", "mechanisms"} {
 		sum := 0.0
 		const reps = 3
 		var cost float64
@@ -133,7 +153,7 @@ func TestNoAllocationPerRequest(t *testing.T) {
 		t.Skip("runs each configuration")
 	}
 	offered := col("offered")
-	for _, name := range []string{"rr-slow", "retry-storm", "closed-loop", "gc"} {
+	for _, name := range []string{"rr-slow", "retry-storm", "closed-loop", "gc", "mechanisms"} {
 		var allocs, reqs [2]float64
 		for i, h := range []float64{30000, 120000} {
 			p, seed := benchPoint(t, name, h, 0)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"lbsweep/analytic"
 	"lbsweep/model"
 	"lbsweep/model/policy"
 )
@@ -104,6 +105,28 @@ func firstSet(p model.Point, is ...int) string {
 		}
 	}
 	return params[is[0]].Name
+}
+
+// hedgeShare is the share of attempts hedged with no queueing, for Cost: 1 − q at a running quantile, else P(4·hop +
+// X > hedge) for the service law at the mean speed of 1 (0 with no hedging).
+func (c config) hedgeShare() float64 {
+	switch {
+	case !c.hedging():
+		return 0
+	case c.hedgeQ > 0:
+		return 1 - c.hedgeQ
+	}
+	x := c.hedge - 4*c.hop
+	switch c.service {
+	case Constant:
+		if x < c.mean {
+			return 1
+		}
+		return 0
+	case Lognormal:
+		return analytic.LognormalSurvival(c.mean, math.Sqrt(math.Expm1(c.sigma*c.sigma)))(x)
+	}
+	return analytic.ExponentialSurvival(c.mean)(x)
 }
 
 // hedging reports whether attempts are hedged.

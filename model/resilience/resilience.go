@@ -399,7 +399,7 @@ func (Model) Metrics() []schema.Column { return metrics.Columns() }
 
 // Cost implements model.Model: about six events per attempt, attempts per request taken as √(1+retries) (a healthy
 // run makes one attempt per request, a storm up to 1 + retries: the geometric mean is within a factor √(1+retries)
-// of both, so within 2× for up to 3 retries), a pick's server reads (policy.Traits.Reads) at an eighth of an event
+// of both, so within 2× for up to 3 retries) times 1 + the hedged share with no queueing (config.hedgeShare), a pick's server reads (policy.Traits.Reads) at an eighth of an event
 // each, and the GC pauses' events.
 func (Model) Cost(p model.Point) float64 {
 	cfg := configOf(p)
@@ -410,7 +410,7 @@ func (Model) Cost(p model.Point) float64 {
 			gc += float64(c.count) * 2 * cfg.horizon / c.gcEvery
 		}
 	}
-	attempts := requests * math.Sqrt(1+float64(cfg.retries))
+	attempts := requests * math.Sqrt(1+float64(cfg.retries)) * (1 + cfg.hedgeShare())
 	ps := cfg.policyServers()
 	reads := float64(policyConfig(p).Traits(ps).Reads) // a pick's server reads: a full scan costs n
 	return attempts*(6+reads/8) + gc + float64(len(cfg.timeline))
