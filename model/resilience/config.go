@@ -640,7 +640,8 @@ func checkFixes(p model.Point, cfg config, tr policy.Traits) error {
 		// Envoy's consecutive_5xx is a uint32 with no lower bound; 0 would eject on every answer counted.
 		return bad("outlier_consecutive_5xx", "%d: need 1 ≤ n ≤ 10^6 (null: no outlier detection)", p[pOutlier5xx].I)
 	case !p[pOutlier5xx].Valid && slices.ContainsFunc(outlierArgs, func(i int) bool { return p[i].Valid }):
-		return bad("outlier_consecutive_5xx", "required with the other outlier_ parameters (it turns outlier detection on)")
+		// Named by the parameter given, as cb_window's and the limiter knobs' errors are: the spec's line is its.
+		return bad(firstSet(p, outlierArgs...), "given with no outlier detection: set outlier_consecutive_5xx (it turns outlier detection on, and the other outlier_ parameters tune it)")
 	case p[pOutlierMaxPercent].Valid && !(p[pOutlierMaxPercent].F >= 0 && p[pOutlierMaxPercent].F <= 100):
 		// Envoy: max_ejection_percent is a percentage, "Defaults to 10%"; its PGV rule is lte: 100.
 		return bad("outlier_max_ejection_percent", "%v: need 0 ≤ percent ≤ 100", p[pOutlierMaxPercent].F)
@@ -663,7 +664,7 @@ func checkFixes(p model.Point, cfg config, tr policy.Traits) error {
 		// A58: weight_update_period "Values less than 100ms are capped at 100ms"; here refused instead of raised.
 		return bad("wrr_update", "%v: need a finite period ≥ 100 ms (A58 raises shorter ones to 100 ms; null: A58 off)", p[pWRRUpdate].F)
 	case !p[pWRRUpdate].Valid && slices.ContainsFunc(wrrArgs, func(i int) bool { return p[i].Valid }):
-		return bad("wrr_update", "required with the other wrr_ parameters (it turns A58 weighted round robin on)")
+		return bad(firstSet(p, wrrArgs...), "given with no A58: set wrr_update (it turns A58 weighted round robin on, and the other wrr_ parameters tune it)")
 	case p[pWRRBlackout].Valid && !(p[pWRRBlackout].F >= 0 && finite(p[pWRRBlackout].F)):
 		return bad("wrr_blackout", "%v: need a finite period ≥ 0 ms", p[pWRRBlackout].F)
 	case p[pWRRPenalty].Valid && !(p[pWRRPenalty].F >= 0 && finite(p[pWRRPenalty].F)):
