@@ -152,6 +152,21 @@ func checkLimiter(p model.Point) error {
 	case lv(p, pGradQueue).I < 0 || lv(p, pGradQueue).I > MaxLimit:
 		return bad("gradient_queue_size", "%d: need 0 ≤ gradient_queue_size ≤ %d", lv(p, pGradQueue).I, MaxLimit)
 	}
+	// One algorithm's knobs with the other: nothing reads them (with a limiter axis, bundle each knob with its own
+	// algorithm: { name = "aimd", aimd_round = true }).
+	aimdKnobs := []int{pAIMDBackoff, pAIMDTimeout, pAIMDRound}
+	gradKnobs := []int{pGradTolerance, pGradSmoothing, pGradWindow, pGradQueue, pGradBaseline}
+	set := func(i int) bool { return p[i].Valid }
+	switch lv(p, pLimiter).I {
+	case LimiterAIMD:
+		if slices.ContainsFunc(gradKnobs, set) {
+			return bad(firstSet(p, gradKnobs...), "is a gradient2 knob, given with limiter = \"aimd\", which does not read it: use limiter = \"gradient2\" or leave it out")
+		}
+	case LimiterGradient2:
+		if slices.ContainsFunc(aimdKnobs, set) {
+			return bad(firstSet(p, aimdKnobs...), "is an aimd knob, given with limiter = \"gradient2\", which does not read it: use limiter = \"aimd\" or leave it out")
+		}
+	}
 	return nil
 }
 
