@@ -680,5 +680,34 @@ func checkFixes(p model.Point, cfg config, tr policy.Traits) error {
 	case p[pFaultLevel].Valid && !slices.ContainsFunc(cfg.timeline, func(c change) bool { return c.action == Fail && c.server >= 0 }):
 		return bad("fault_level", "needs a timeline fail naming a server (the fault whose window it measures)")
 	}
+	// The periodic timers each visit every server at every tick: bound their ticks as the series' bins are (at most
+	// MaxBins, and ticks·n at most MaxSeriesCells), so that outlier_interval = 1e-6 is refused instead of running a
+	// 1 s horizon for 10^9 ticks (and a period below the clock's resolution would never advance time).
+	for _, x := range cfg.periodics() {
+		ticks := cfg.horizon / x.period
+		if ticks > MaxBins || ticks*float64(cfg.n) > MaxSeriesCells {
+			return bad(params[x.param].Name, "%v: horizon/%s = %.3g ticks of a timer that visits all %d servers, more than %d ticks or %.0g server visits: give a longer period (or a shorter horizon)",
+				x.period, params[x.param].Name, ticks, cfg.n, MaxBins, float64(MaxSeriesCells))
+		}
+	}
 	return nil
+}
+
+// periodic is a periodic timer of the balancer-side fixes: its parameter and period (ms, resolved).
+type periodic struct {
+	param  int
+	period float64
+}
+
+// periodics lists the periodic timers of c's fixes: outlier detection's interval, A58's report windows and scheduler
+// updates. Each tick visits every server.
+func (c config) periodics() []periodic {
+	var out []periodic
+	if c.outlier.consecutive > 0 {
+		out = append(out, periodic{pOutlierInterval, c.outlier.interval})
+	}
+	if c.wrr.update > 0 {
+		out = append(out, periodic{pWRRReport, c.wrr.report}, periodic{pWRRUpdate, c.wrr.update})
+	}
+	return out
 }

@@ -39,6 +39,10 @@ func TestCheckFixes(t *testing.T) {
 		{pt("round_robin", nil, "fault_level=0.5"), "fault_level", "needs a timeline fail naming a server"},
 		{pt("round_robin", fail, "fault_level=0"), "fault_level", "need 0 < level ≤ 1"},
 		{pt("round_robin", fail, "fault_bin=10"), "fault_bin", "only with fault_level"},
+		// Periodic timers bounded as the series' bins are: 10^9 ticks of a 1 s horizon would run for minutes.
+		{pt("round_robin", nil, "outlier_consecutive_5xx=5", "outlier_interval=1e-6"), "outlier_interval", "ticks of a timer that visits all 4 servers"},
+		{pt("round_robin", nil, "wrr_update=100", "wrr_report=1e-6"), "wrr_report", "give a longer period"},
+		{raw(t, []model.Record{srvClass(t, 100_000)}, nil, "round_robin", "rate=100", "horizon=1e6", "bin=0", "outlier_consecutive_5xx=5", "outlier_interval=500"), "outlier_interval", "server visits"},
 	} {
 		is, _ := checkErr(c.p, model.CheckOptions{})
 		if is == nil || is.Param != c.param || !strings.Contains(is.Message, c.words) {
