@@ -39,6 +39,12 @@ horizon = 1000.0
 			"hostile.toml:10: sweep.hedge", "sets tau, which is an argument of"},
 		{"a one-value axis of an argument no policy takes", "policy = \"round_robin\"\n[sweep]\nalpha = [0.5]\n",
 			"hostile.toml:10: sweep.alpha", "no policy of this spec takes it"},
+		{"a bundle naming its own axis", "policy = \"least_outstanding\"\n[sweep]\nhedge = [{ value = 10.0, hedge = 20.0 }]\n",
+			"hostile.toml:10: sweep.hedge", "\"hedge\" is this axis's own parameter: its value is the table's value"},
+		{"an enum bundle naming its own axis", "policy = \"least_outstanding\"\n[sweep]\nlimiter = [{ name = \"aimd\", limiter = \"gradient2\" }]\n",
+			"hostile.toml:10: sweep.limiter", "its value is the table's name"},
+		{"a bundled null for a parameter that is not optional", "policy = \"least_outstanding\"\n[sweep]\nhedge = [{ value = 10.0, mean = \"null\" }]\n",
+			"hostile.toml:10: sweep.hedge", "mean: \"null\" leaves a parameter unset, but mean is not optional"},
 	} {
 		_, err := parseNoPanic(t, "hostile.toml", head+c.body)
 		if err == nil || !strings.Contains(err.Error(), c.at) || !strings.Contains(err.Error(), c.want) || strings.Count(err.Error(), "\n") > 0 {
@@ -50,6 +56,9 @@ horizon = 1000.0
 		"tau = 5.0\n[sweep]\npolicy = [\"least_outstanding\", \"peak_ewma\"]\n",
 		"policy = \"least_outstanding\"\n[sweep]\nlimiter = [\"none\", { name = \"aimd\", aimd_round = true }, { name = \"gradient2\", gradient_window = 10 }]\n",
 		"[sweep]\npolicy = [{ name = \"round_robin\", outlier_consecutive_5xx = 5, outlier_interval = 200.0 }]\n",
+		// A bundled "null" leaves the parameter unset, as a policy table's does (it used to be "expected a boolean,
+		// got a string").
+		"policy = \"least_outstanding\"\n[sweep]\nhedge = [\"null\", { value = 10.0, hedge_cancel = \"null\" }]\n",
 	} {
 		if _, err := parseNoPanic(t, "hostile.toml", head+body); err != nil {
 			t.Errorf("valid spec refused: %v\n%s", err, body)
