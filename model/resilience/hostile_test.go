@@ -3,6 +3,7 @@ package resilience
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,6 +67,20 @@ func hostileScenarios(t *testing.T) []scenario {
 		{"closed loop breakers all failing", four, failAll, "jsq", []string{"users=10", "think=0.5", "cb_threshold=0.5", "cb_open=0.001", "retries=2", "backoff=0"}},
 		{"closed loop outlier all", four, failAll, "round_robin", []string{"users=10", "think=0.5", "outlier_consecutive_5xx=1", "outlier_max_ejection_percent=100", "hedge=1"}},
 		{"warmup near horizon", four, nil, "least_outstanding", []string{"rate=150", "warmup=2999.999999", "hedge=10", "cb_threshold=0.5"}},
+		// Ties: constant hops and service make a hedge, a timeout and an answer fall at the same instant.
+		{"hedge = timeout = round trip", four, nil, "least_outstanding", []string{"rate=150", "service=constant", "mean=10", "hedge=30", "timeout=30", "retries=2", "jitter=none", "backoff=10"}},
+		{"hedge = answer, cancel", four, nil, "least_outstanding", []string{"rate=150", "service=constant", "mean=10", "hedge=30", "hedge_cancel=true", "limiter=aimd", "limit_min=1"}},
+		{"timeout below hedge", four, nil, "least_outstanding", []string{"rate=150", "hedge=50", "timeout=5", "retries=1"}},
+		// Cancels meeting pauses, slow-downs, kills and adds.
+		{"hedge cancel into pause slow kill add", []model.Record{srvClass(t, 3), srvClass(t, 1, "active=false")}, []model.Record{
+			entry(t, 500, "pause", "server=0", "duration=300"), entry(t, 700, "slow", "server=1", "factor=0.1"), entry(t, 900, "kill", "server=2"),
+			entry(t, 1000, "add"), entry(t, 1200, "restore", "server=1"), entry(t, 1500, "restart", "server=2")}, "least_outstanding",
+			[]string{"rate=100", "hedge=8", "hedge_cancel=true", "hop_law=exponential", "outlier_consecutive_5xx=1", "outlier_max_ejection_percent=100", "errors_active=20", "cb_threshold=0.5"}},
+		{"errors_active kill restart", four, killRestart, "least_outstanding", []string{"rate=150", "errors_active=1e9", "retries=2", "hedge=20"}},
+		{"gc pauses hedge cancel limiter", []model.Record{srvClass(t, 4, "gc_every=300", "gc_pause=100")}, nil, "least_outstanding",
+			[]string{"rate=100", "hedge=10", "hedge_cancel=true", "limiter=gradient2", "limit_min=1", "gradient_baseline=unqueued", "drop_expired=true", "timeout=40", "retries=1"}},
+		{"closed loop one user hedging cancel", one, nil, "least_outstanding", []string{"users=1", "think=0.1", "hedge=0.001", "hedge_cancel=true", "hop_law=exponential", "hop=0.5"}},
+		{"closed loop warmup near horizon", four, killRestart, "least_outstanding", append([]string{"users=10", "think=3", "warmup=2999.99"}, everything...)},
 	}
 }
 
@@ -150,6 +165,9 @@ func TestHostileBinIsObservationOnly(t *testing.T) {
 				t.Fatal(err)
 			}
 			a, b := fmt.Sprint(row), fmt.Sprint(srow)
+			if strings.Contains(a, "NaN") || strings.Contains(a, "Inf") {
+				t.Errorf("%s bin %s: a NaN or infinite value in the row (undefined metrics are null): %s", s.name, bin, a)
+			}
 			if a != b {
 				t.Errorf("%s bin %s: the row with the series differs from the row without", s.name, bin)
 			}
