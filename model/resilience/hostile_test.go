@@ -80,6 +80,11 @@ func hostileScenarios(t *testing.T) []scenario {
 		{"gc pauses hedge cancel limiter", []model.Record{srvClass(t, 4, "gc_every=300", "gc_pause=100")}, nil, "least_outstanding",
 			[]string{"rate=100", "hedge=10", "hedge_cancel=true", "limiter=gradient2", "limit_min=1", "gradient_baseline=unqueued", "drop_expired=true", "timeout=40", "retries=1"}},
 		{"closed loop one user hedging cancel", one, nil, "least_outstanding", []string{"users=1", "think=0.1", "hedge=0.001", "hedge_cancel=true", "hop_law=exponential", "hop=0.5"}},
+		// The largest finite times: nothing may overflow into +Inf or NaN (base ejection × multiplier, now + delay).
+		{"huge times", four, failAll, "least_outstanding", []string{"rate=150", "hedge=1e308", "timeout=1e308", "retries=2", "backoff=1e308",
+			"cb_threshold=0.5", "cb_open=1e308", "errors_active=1e308", "outlier_consecutive_5xx=1", "outlier_base_ejection=1e308",
+			"outlier_max_ejection_percent=100", "outlier_interval=100", "limiter=aimd", "limit_min=1", "aimd_timeout=1e308"}},
+		{"huge times a58", four, failAll, "round_robin", []string{"rate=150", "wrr_update=100", "wrr_blackout=1e308", "wrr_expiration=1e308", "wrr_penalty=1e308", "hedge=1e308"}},
 		{"closed loop warmup near horizon", four, killRestart, "least_outstanding", append([]string{"users=10", "think=3", "warmup=2999.99"}, everything...)},
 	}
 }
