@@ -85,6 +85,13 @@ func hostileScenarios(t *testing.T) []scenario {
 			"cb_threshold=0.5", "cb_open=1e308", "errors_active=1e308", "outlier_consecutive_5xx=1", "outlier_base_ejection=1e308",
 			"outlier_max_ejection_percent=100", "outlier_interval=100", "limiter=aimd", "limit_min=1", "aimd_timeout=1e308"}},
 		{"huge times a58", four, failAll, "round_robin", []string{"rate=150", "wrr_update=100", "wrr_blackout=1e308", "wrr_expiration=1e308", "wrr_penalty=1e308", "hedge=1e308"}},
+		// A58 with a server added between two weight updates: the scheduler must hold it at once (it used to loop
+		// forever in strideScheduler.next when the hedge's exclusion or an ejection left only the new server eligible).
+		{"a58 add hedge", []model.Record{srvClass(t, 1), srvClass(t, 1, "active=false")}, []model.Record{entry(t, 100, "add")}, "round_robin",
+			[]string{"rate=100", "wrr_update=300", "hedge=1"}},
+		{"a58 add, the old server ejected", []model.Record{srvClass(t, 1), srvClass(t, 2, "active=false")}, []model.Record{entry(t, 50, "fail", "server=0"),
+			entry(t, 100, "add"), entry(t, 2000, "add")}, "round_robin", []string{"rate=100", "wrr_update=1000", "outlier_consecutive_5xx=1",
+			"outlier_max_ejection_percent=100", "outlier_interval=5000", "retries=1"}},
 		{"closed loop warmup near horizon", four, killRestart, "least_outstanding", append([]string{"users=10", "think=3", "warmup=2999.99"}, everything...)},
 	}
 }
