@@ -191,8 +191,23 @@ func (d *decoder) checkGrid(s *Spec) error {
 	ps := s.Model.Params()
 	seen := make(map[uint64]int, n) // key hashes: 8 bytes a point instead of the key string
 	warned := make(map[string]bool)
+	pi := model.Index(ps, "policy")
+	// Policy arguments the spec sets ([params], an axis, or a value's bundle) and whether some point's policy takes
+	// them: one that no point's policy takes is nulled at every point (resolvePolicy), so it would be silently ignored.
+	argSet, argTaken := make(map[int]int), make(map[int]bool) // parameter → the axis that set it (-1: [params])
 	for i := range n {
 		p, from := s.point(i)
+		for k, prm := range ps {
+			if !prm.Policy || k == pi || (from[k] < 0 && s.fixedFrom[k] == "") {
+				continue
+			}
+			if _, ok := argSet[k]; !ok {
+				argSet[k] = from[k]
+			}
+			if pi >= 0 && p[pi].Valid && policy.Registry[p[pi].I].Takes(prm.Name) {
+				argTaken[k] = true
+			}
+		}
 		where := func(param int) (string, string) { // table and key that set param
 			if param < 0 {
 				return "", ""
@@ -263,6 +278,27 @@ func (d *decoder) checkGrid(s *Spec) error {
 			return d.errf("sweep", -1, "", "grid points %d and %d are the same point (%s): remove the duplicate value", j, i, k)
 		}
 		seen[h] = i
+	}
+	for k, prm := range ps {
+		ax, set := argSet[k]
+		if !set || argTaken[k] {
+			continue
+		}
+		var takers []string
+		for _, e := range policy.Registry {
+			if e.Takes(prm.Name) {
+				takers = append(takers, e.Name)
+			}
+		}
+		table, key := "params", s.fixedFrom[k]
+		if ax >= 0 {
+			table, key = "sweep", s.Axes[ax].Key
+		}
+		what := prm.Name + " is"
+		if key != prm.Name {
+			what = "sets " + prm.Name + ", which is"
+		}
+		return d.errf(table, -1, key, "%s an argument of %s, and no policy of this spec takes it (it would be ignored): use one of those policies, or leave %s out", what, strings.Join(takers, ", "), prm.Name)
 	}
 	return nil
 }

@@ -537,10 +537,20 @@ func choiceSetting(ps []model.Param, i int, tbl map[string]any) (Setting, string
 			continue
 		}
 		j := model.Index(ps, k)
-		if j < 0 || j == i {
+		if j == i {
+			return nil, fmt.Sprintf("%q is this axis's own parameter: its value is the table's %s", k, head)
+		}
+		if j < 0 {
 			return nil, fmt.Sprintf("%q is not another parameter (parameters: %s)", k, paramNames(ps))
 		}
 		v, msg := value(ps[j], tbl[k])
+		if str, isStr := tbl[k].(string); isStr && str == "null" && ps[j].Kind != model.Enum {
+			// "null" leaves the bundled parameter unset, as a policy table's and an axis's "null" do.
+			if !ps[j].Optional {
+				return nil, fmt.Sprintf("%s: \"null\" leaves a parameter unset, but %s is not optional", k, k)
+			}
+			v, msg = model.Value{}, ""
+		}
 		if msg != "" {
 			return nil, fmt.Sprintf("%s: %s", k, msg)
 		}

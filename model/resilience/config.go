@@ -663,7 +663,8 @@ func checkFixes(p model.Point, cfg config, tr policy.Traits) error {
 		// Envoy's consecutive_5xx is a uint32 with no lower bound; 0 would eject on every answer counted.
 		return bad("outlier_consecutive_5xx", "%d: need 1 ≤ n ≤ 10^6 (null: no outlier detection)", p[pOutlier5xx].I)
 	case !p[pOutlier5xx].Valid && slices.ContainsFunc(outlierArgs, func(i int) bool { return p[i].Valid }):
-		return bad("outlier_consecutive_5xx", "required with the other outlier_ parameters (it turns outlier detection on)")
+		// Named by the parameter given, as cb_window's and the limiter knobs' errors are: the spec's line is its.
+		return bad(firstSet(p, outlierArgs...), "given with no outlier detection: set outlier_consecutive_5xx (it turns outlier detection on, and the other outlier_ parameters tune it)")
 	case p[pOutlierMaxPercent].Valid && !(p[pOutlierMaxPercent].F >= 0 && p[pOutlierMaxPercent].F <= 100):
 		// Envoy: max_ejection_percent is a percentage, "Defaults to 10%"; its PGV rule is lte: 100.
 		return bad("outlier_max_ejection_percent", "%v: need 0 ≤ percent ≤ 100", p[pOutlierMaxPercent].F)
@@ -686,7 +687,7 @@ func checkFixes(p model.Point, cfg config, tr policy.Traits) error {
 		// A58: weight_update_period "Values less than 100ms are capped at 100ms"; here refused instead of raised.
 		return bad("wrr_update", "%v: need a finite period ≥ 100 ms (A58 raises shorter ones to 100 ms; null: A58 off)", p[pWRRUpdate].F)
 	case !p[pWRRUpdate].Valid && slices.ContainsFunc(wrrArgs, func(i int) bool { return p[i].Valid }):
-		return bad("wrr_update", "required with the other wrr_ parameters (it turns A58 weighted round robin on)")
+		return bad(firstSet(p, wrrArgs...), "given with no A58: set wrr_update (it turns A58 weighted round robin on, and the other wrr_ parameters tune it)")
 	case p[pWRRBlackout].Valid && !(p[pWRRBlackout].F >= 0 && finite(p[pWRRBlackout].F)):
 		return bad("wrr_blackout", "%v: need a finite period ≥ 0 ms", p[pWRRBlackout].F)
 	case p[pWRRPenalty].Valid && !(p[pWRRPenalty].F >= 0 && finite(p[pWRRPenalty].F)):
@@ -702,5 +703,34 @@ func checkFixes(p model.Point, cfg config, tr policy.Traits) error {
 	case p[pFaultLevel].Valid && !slices.ContainsFunc(cfg.timeline, func(c change) bool { return c.action == Fail && c.server >= 0 }):
 		return bad("fault_level", "needs a timeline fail naming a server (the fault whose window it measures)")
 	}
+	// The periodic timers each visit every server at every tick: bound their ticks as the series' bins are (at most
+	// MaxBins, and ticks·n at most MaxSeriesCells), so that outlier_interval = 1e-6 is refused instead of running a
+	// 1 s horizon for 10^9 ticks (and a period below the clock's resolution would never advance time).
+	for _, x := range cfg.periodics() {
+		ticks := cfg.horizon / x.period
+		if ticks > MaxBins || ticks*float64(cfg.n) > MaxSeriesCells {
+			return bad(params[x.param].Name, "%v: horizon/%s = %.3g ticks of a timer that visits all %d servers, more than %d ticks or %.0g server visits: give a longer period (or a shorter horizon)",
+				x.period, params[x.param].Name, ticks, cfg.n, MaxBins, float64(MaxSeriesCells))
+		}
+	}
 	return nil
+}
+
+// periodic is a periodic timer of the balancer-side fixes: its parameter and period (ms, resolved).
+type periodic struct {
+	param  int
+	period float64
+}
+
+// periodics lists the periodic timers of c's fixes: outlier detection's interval, A58's report windows and scheduler
+// updates. Each tick visits every server.
+func (c config) periodics() []periodic {
+	var out []periodic
+	if c.outlier.consecutive > 0 {
+		out = append(out, periodic{pOutlierInterval, c.outlier.interval})
+	}
+	if c.wrr.update > 0 {
+		out = append(out, periodic{pWRRReport, c.wrr.report}, periodic{pWRRUpdate, c.wrr.update})
+	}
+	return out
 }

@@ -1005,6 +1005,12 @@ func (e *engine) apply(ch change) {
 			k = slices.IndexFunc(e.servers, func(s srv) bool { return !s.active })
 		}
 		e.servers[k].active = true
+		if g, ok := e.pol.(*wrr); ok {
+			// A58's picker is rebuilt when its endpoints change (a new subchannel list), not only at the weight
+			// update: a scheduler over the old fleet never picks the new server, and when every server it holds is
+			// barred, or a hedge leaves only the new one eligible, it would loop forever.
+			g.rebuild(e)
+		}
 		e.recheck(k)
 		return
 	}

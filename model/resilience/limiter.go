@@ -152,6 +152,21 @@ func checkLimiter(p model.Point) error {
 	case lv(p, pGradQueue).I < 0 || lv(p, pGradQueue).I > MaxLimit:
 		return bad("gradient_queue_size", "%d: need 0 ≤ gradient_queue_size ≤ %d", lv(p, pGradQueue).I, MaxLimit)
 	}
+	// One algorithm's knobs with the other: nothing reads them (with a limiter axis, bundle each knob with its own
+	// algorithm: { name = "aimd", aimd_round = true }).
+	aimdKnobs := []int{pAIMDBackoff, pAIMDTimeout, pAIMDRound}
+	gradKnobs := []int{pGradTolerance, pGradSmoothing, pGradWindow, pGradQueue, pGradBaseline}
+	set := func(i int) bool { return p[i].Valid }
+	switch lv(p, pLimiter).I {
+	case LimiterAIMD:
+		if slices.ContainsFunc(gradKnobs, set) {
+			return bad(firstSet(p, gradKnobs...), "is a gradient2 knob, given with limiter = \"aimd\", which does not read it: use limiter = \"gradient2\" or leave it out")
+		}
+	case LimiterGradient2:
+		if slices.ContainsFunc(aimdKnobs, set) {
+			return bad(firstSet(p, aimdKnobs...), "is an aimd knob, given with limiter = \"gradient2\", which does not read it: use limiter = \"aimd\" or leave it out")
+		}
+	}
 	return nil
 }
 
@@ -163,8 +178,10 @@ type limState struct {
 	n           int     // its samples, up to gradientWarmup
 	lastBackoff float64 // AIMD with aimd_round: when the limit was last backed off (−Inf: never)
 	held        int     // attempts admitted and not yet left
-	// Time integrals of the admitted limit ⌊est⌋ up to t: over the current series bin and over [warmup, t].
-	binArea, winArea, t float64
+	// Time integrals of the admitted limit ⌊est⌋: over the current series bin up to t, and over [warmup, wt]. Each
+	// has its own clock so that the window's sum is split only where the limit changes, never at a bin's end: the
+	// series is observation only, and a row must not depend on bin even in its last bit.
+	binArea, winArea, t, wt float64
 }
 
 // cap is the limit admission uses: ⌊est⌋ (AbstractLimit's int limit).
@@ -286,21 +303,31 @@ func (l *limiter) left(e *engine, k int, a int32, how exit) {
 // limit implements admission: server k's admitted limit ⌊L⌋ now.
 func (l *limiter) limit(k int) float64 { return l.st[k].cap() }
 
-// integrate accumulates s's admitted limit up to t (≥ its last t): over the bin, and over the part of [s.t, t] after
-// warmup.
+// integrate accumulates s's admitted limit up to t (≥ its last t), before the limit changes: over the bin, and over
+// the window.
 func (l *limiter) integrate(s *limState, t float64) {
-	v := s.cap()
-	s.binArea += v * (t - s.t)
-	if t > l.warmup {
-		s.winArea += v * (t - max(s.t, l.warmup))
-	}
+	l.integrateBin(s, t)
+	l.integrateWindow(s, t)
+}
+
+// integrateBin accumulates s's admitted limit over [s.t, t].
+func (l *limiter) integrateBin(s *limState, t float64) {
+	s.binArea += s.cap() * (t - s.t)
 	s.t = t
+}
+
+// integrateWindow accumulates s's admitted limit over the part of [s.wt, t] after warmup.
+func (l *limiter) integrateWindow(s *limState, t float64) {
+	if t > l.warmup {
+		s.winArea += s.cap() * (t - max(s.wt, l.warmup))
+	}
+	s.wt = t
 }
 
 // binLimit implements admission: the time average of server k's admitted limit over the bin ending at t.
 func (l *limiter) binLimit(k int, t float64) float64 {
 	s := &l.st[k]
-	l.integrate(s, t)
+	l.integrateBin(s, t)
 	v := s.binArea / l.bin
 	s.binArea = 0
 	return v
@@ -312,7 +339,7 @@ func (l *limiter) meanLimit(t float64) float64 {
 	sum := 0.0
 	for k := range l.st {
 		s := &l.st[k]
-		l.integrate(s, t)
+		l.integrateWindow(s, t)
 		sum += s.winArea
 	}
 	return sum / (t - l.warmup) / float64(len(l.st))

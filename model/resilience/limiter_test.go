@@ -315,6 +315,11 @@ func TestLimiterCheck(t *testing.T) {
 		{[]string{"gradient_smoothing=0"}, "gradient_smoothing", "0 < gradient_smoothing ≤ 1"},
 		{[]string{"gradient_window=0"}, "gradient_window", "1 ≤ gradient_window"},
 		{[]string{"gradient_queue_size=-1"}, "gradient_queue_size", "0 ≤ gradient_queue_size"},
+		// One algorithm's knob with the other algorithm: nothing would read it.
+		{[]string{"gradient_window=10"}, "gradient_window", "gradient2 knob, given with limiter = \"aimd\""},
+		{[]string{"gradient_baseline=unqueued"}, "gradient_baseline", "gradient2 knob"},
+		{[]string{"limiter=gradient2", "aimd_round=true"}, "aimd_round", "aimd knob, given with limiter = \"gradient2\""},
+		{[]string{"limiter=gradient2", "aimd_timeout=50"}, "aimd_timeout", "aimd knob"},
 	} {
 		is, _ := checkErr(pt(c.set...), model.CheckOptions{})
 		if is == nil || is.Param != c.param || !strings.Contains(is.Message, c.text) {

@@ -364,7 +364,7 @@ var params = append([]model.Param{
 	// (a default would enter every point's key and so every existing seed) and twins (left out of the run seed), so
 	// that fleets with and without a fix, or with different fixes, see the same requests (common random numbers).
 	pOutlier5xx:         {Name: "outlier_consecutive_5xx", Kind: model.Int, Optional: true, Twin: true, Doc: "Envoy outlier detection (v1.31): eject a server after this many consecutive 5xx (500, 503, 504 timeouts), 1 ≤ n ≤ 10^6 (Envoy consecutive_5xx, default 5 there; null: no outlier detection); the policy must honor eligibility"},
-	pOutlierInterval:    {Name: "outlier_interval", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "outlier detection: the interval timer's period, at whose ticks ejections end and the ejection multiplier decays, > 0 (Envoy interval; null: 10000, Envoy's default)"},
+	pOutlierInterval:    {Name: "outlier_interval", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "outlier detection: the interval timer's period, at whose ticks ejections end and the ejection multiplier decays, > 0, ≥ horizon/10^6 and ≥ horizon·n/10^8 (Envoy interval; null: 10000, Envoy's default)"},
 	pOutlierBase:        {Name: "outlier_base_ejection", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "outlier detection: base ejection time, multiplied by the ejection multiplier, > 0 (Envoy base_ejection_time; null: 30000)"},
 	pOutlierMax:         {Name: "outlier_max_ejection", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "outlier detection: cap on an ejection's length, > 0 (Envoy max_ejection_time; null: max(300000, outlier_base_ejection))"},
 	pOutlierMaxPercent:  {Name: "outlier_max_ejection_percent", Kind: model.Float, Optional: true, Twin: true, Doc: "outlier detection: an ejection happens only if the ejected servers, it included, are at most this percent of the fleet, 0 ≤ p ≤ 100 (Envoy max_ejection_percent since v1.28: with 4 servers, 25 ejects one; null: 10, which with fewer than 10 servers ejects none)"},
@@ -372,11 +372,11 @@ var params = append([]model.Param{
 	pOutlierSRVolume:    {Name: "outlier_success_rate_request_volume", Kind: model.Int, Optional: true, Twin: true, Doc: "success-rate ejection: the answers a server needs in an interval to be judged, ≥ 1 (Envoy success_rate_request_volume; null: 100)"},
 	pOutlierSRFactor:    {Name: "outlier_success_rate_stdev_factor", Kind: model.Int, Optional: true, Twin: true, Doc: "success-rate ejection: a server is ejected when its success rate is below mean − (factor/1000)·stdev of the judged servers', ≥ 0 (Envoy success_rate_stdev_factor, in thousandths; null: 1900)"},
 	pOutlierSREnforcing: {Name: "outlier_enforcing_success_rate", Kind: model.Int, Optional: true, Twin: true, Doc: "success-rate ejection: 100 enforces it, 0 turns it off (Envoy enforcing_success_rate, a percentage chance; other values are refused here; null: 100)"},
-	pWRRUpdate:          {Name: "wrr_update", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "gRPC A58 weighted round robin: the scheduler is rebuilt from the servers' weights every this many ms, ≥ 100 (weight_update_period; null: A58 off); replaces a round-robin policy"},
+	pWRRUpdate:          {Name: "wrr_update", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "gRPC A58 weighted round robin: the scheduler is rebuilt from the servers' weights every this many ms, ≥ 100, ≥ horizon/10^6 and ≥ horizon·n/10^8 (weight_update_period; null: A58 off); replaces a round-robin policy"},
 	pWRRBlackout:        {Name: "wrr_blackout", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "A58: a server's weight counts only once it has had reports for this long, ≥ 0 (blackout_period; null: 10000)"},
 	pWRRExpiration:      {Name: "wrr_expiration", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "A58: a weight with no report for this long is dropped, > 0 (weight_expiration_period; null: 180000)"},
 	pWRRPenalty:         {Name: "wrr_penalty", Kind: model.Float, Optional: true, Twin: true, Doc: "A58: error_utilization_penalty in weight = qps/(utilization + eps/qps·penalty), ≥ 0 (null: 1)"},
-	pWRRReport:          {Name: "wrr_report", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "A58: the window over which a server computes the qps, eps and utilization it reports with each answer, > 0 (null: 1000)"},
+	pWRRReport:          {Name: "wrr_report", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "A58: the window over which a server computes the qps, eps and utilization it reports with each answer, > 0, ≥ horizon/10^6 and ≥ horizon·n/10^8 (null: 1000)"},
 	pErrorsActive:       {Name: "errors_active", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "the SRE book's fix (ch. 20): a 500 from a server counts as one more outstanding request there for this many ms, > 0 (null: off)"},
 	pFaultLevel:         {Name: "fault_level", Kind: model.Float, Optional: true, Twin: true, Doc: "fault_window's level: the faulty server's share of the balancer's attempts per fault_bin, 0 < level ≤ 1 (null: no fault_window)"},
 	pFaultBin:           {Name: "fault_bin", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "fault_window's windows, > 0 (null: 100)"},
@@ -399,8 +399,10 @@ func (Model) Metrics() []schema.Column { return metrics.Columns() }
 
 // Cost implements model.Model: about six events per attempt, attempts per request taken as √(1+retries) (a healthy
 // run makes one attempt per request, a storm up to 1 + retries: the geometric mean is within a factor √(1+retries)
-// of both, so within 2× for up to 3 retries) times 1 + the hedged share with no queueing (config.hedgeShare), a pick's server reads (policy.Traits.Reads) at an eighth of an event
-// each, and the GC pauses' events.
+// of both, so within 2× for up to 3 retries) times 1 + the hedged share with no queueing (config.hedgeShare), a
+// pick's server reads (policy.Traits.Reads) at an eighth of an event each, the GC pauses' events, and the fixes'
+// periodic timers (outlier detection's interval, A58's report windows and updates) at an eighth of an event per
+// server a tick visits.
 func (Model) Cost(p model.Point) float64 {
 	cfg := configOf(p)
 	requests := cfg.requestsEstimate()
@@ -409,6 +411,9 @@ func (Model) Cost(p model.Point) float64 {
 		if c.gcEvery > 0 {
 			gc += float64(c.count) * 2 * cfg.horizon / c.gcEvery
 		}
+	}
+	for _, x := range cfg.periodics() { // the fixes' timers: a tick visits every server
+		gc += float64(cfg.n) * cfg.horizon / x.period / 8
 	}
 	attempts := requests * math.Sqrt(1+float64(cfg.retries)) * (1 + cfg.hedgeShare())
 	ps := cfg.policyServers()
