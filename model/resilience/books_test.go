@@ -172,19 +172,7 @@ func TestBooksEveryScenario(t *testing.T) {
 				t.Errorf("%s seed %d: at %d of %d picks the balancer's outstanding counts were not its sent less its answered",
 					s.name, seed, f.bad, len(f.picks))
 			}
-			end := drained(t, p, h, seed)
-			if end.warning != "" {
-				t.Errorf("%s seed %d, with its tail: %s", s.name, seed, end.warning)
-			}
-			if c.rate > 0 {
-				if end.pending != 0 || end.liveReqs != 0 || end.liveAttempts != 0 {
-					t.Errorf("%s seed %d: after the drain %d requests pending (%d live), %d attempt records live of %d", s.name,
-						seed, end.pending, end.liveReqs, end.liveAttempts, end.liveAttempts+end.freeAttempts)
-				}
-			} else if end.liveAttempts > (1+b2i(c.hedging()))*end.liveReqs || end.liveReqs > c.users {
-				t.Errorf("%s seed %d: servers all down for 5 s, yet %d attempts live for %d live requests (%d users)", s.name,
-					seed, end.liveAttempts, end.liveReqs, c.users)
-			}
+			end := checkDrained(t, s.name, p, h, seed)
 			if end.offered < out.offered {
 				t.Errorf("%s seed %d: the tail offered %d < %d", s.name, seed, end.offered, out.offered)
 			}
@@ -256,4 +244,26 @@ func seriesSums(t *testing.T, name string, out outcome) {
 	if math.Abs(area-out.area) > 1e-9*max(1, out.area) {
 		t.Errorf("%s: the series' in_system integrates to %.9g over %v ms, the run's ∫N dt is %.9g", name, area, width, out.area)
 	}
+}
+
+// checkDrained runs point p (scenario name, horizon h) with its tail (drained) and checks what the drain must leave:
+// balanced books; for an open loop no request pending and every attempt record back in the pool; for a closed loop
+// whose servers are all killed, only the users' current attempts (two each with hedging). It returns the drained run.
+func checkDrained(t *testing.T, name string, p model.Point, h float64, seed uint64) outcome {
+	t.Helper()
+	c := configOf(p)
+	end := drained(t, p, h, seed)
+	if end.warning != "" {
+		t.Errorf("%s seed %d, with its tail: %s", name, seed, end.warning)
+	}
+	if c.rate > 0 {
+		if end.pending != 0 || end.liveReqs != 0 || end.liveAttempts != 0 {
+			t.Errorf("%s seed %d: after the drain %d requests pending (%d live), %d attempt records live of %d", name,
+				seed, end.pending, end.liveReqs, end.liveAttempts, end.liveAttempts+end.freeAttempts)
+		}
+	} else if end.liveAttempts > (1+b2i(c.hedging()))*end.liveReqs || end.liveReqs > c.users {
+		t.Errorf("%s seed %d: servers all down for 5 s, yet %d attempts live for %d live requests (%d users)", name,
+			seed, end.liveAttempts, end.liveReqs, c.users)
+	}
+	return end
 }

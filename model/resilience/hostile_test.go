@@ -140,19 +140,7 @@ func TestHostileScenarios(t *testing.T) {
 			if c.warmup == 0 {
 				seriesSums(t, s.name, out)
 			}
-			end := drained(t, p, h, seed)
-			if end.warning != "" {
-				t.Errorf("%s seed %d, with its tail: %s", s.name, seed, end.warning)
-			}
-			if c.rate > 0 {
-				if end.pending != 0 || end.liveReqs != 0 || end.liveAttempts != 0 {
-					t.Errorf("%s seed %d: after the drain %d requests pending (%d live), %d attempt records live of %d", s.name,
-						seed, end.pending, end.liveReqs, end.liveAttempts, end.liveAttempts+end.freeAttempts)
-				}
-			} else if end.liveAttempts > (1+b2i(c.hedging()))*end.liveReqs || end.liveReqs > c.users {
-				t.Errorf("%s seed %d: servers all down for 5 s, yet %d attempts live for %d live requests (%d users)", s.name,
-					seed, end.liveAttempts, end.liveReqs, c.users)
-			}
+			checkDrained(t, s.name, p, h, seed)
 		}
 	}
 }
