@@ -116,17 +116,25 @@ func (c config) hedgeShare() float64 {
 	case c.hedgeQ > 0:
 		return 1 - c.hedgeQ
 	}
-	x := c.hedge - 4*c.hop
+	return c.workSurvival(1)(c.hedge - 4*c.hop)
+}
+
+// workSurvival is the survival function P(X > x) of an attempt's service time X at speed (x in ms): the unit-mean
+// work law times mean/speed (the constant law's is a step at mean/speed).
+func (c config) workSurvival(speed float64) func(float64) float64 {
+	mean := c.mean / speed
 	switch c.service {
 	case Constant:
-		if x < c.mean {
-			return 1
+		return func(x float64) float64 {
+			if x < mean {
+				return 1
+			}
+			return 0
 		}
-		return 0
 	case Lognormal:
-		return analytic.LognormalSurvival(c.mean, math.Sqrt(math.Expm1(c.sigma*c.sigma)))(x)
+		return analytic.LognormalSurvival(mean, math.Sqrt(math.Expm1(c.sigma*c.sigma)))
 	}
-	return analytic.ExponentialSurvival(c.mean)(x)
+	return analytic.ExponentialSurvival(mean)
 }
 
 // hedging reports whether attempts are hedged.

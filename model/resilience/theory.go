@@ -181,11 +181,7 @@ func theoryHedge(c config, cells map[schema.Column]schema.Cell) string {
 			return ""
 		}
 	}
-	mean := c.mean / first.speed
-	s := analytic.ExponentialSurvival(mean)
-	if c.service == Lognormal {
-		s = analytic.LognormalSurvival(mean, math.Sqrt(math.Expm1(c.sigma*c.sigma)))
-	}
+	s := c.workSurvival(first.speed) // not constant: Mean needs a continuous law
 	base := 4 * c.hop
 	d := analytic.Hedged{Base: base, H: c.hedge, S: s}
 	if c.hedgeQ > 0 {
