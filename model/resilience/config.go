@@ -81,20 +81,32 @@ type config struct {
 	faultBin     float64 // ms
 }
 
-// intOr is v's integer, or d when v is null.
-func intOr(v model.Value, d int64) int64 {
-	if v.Valid {
-		return v.I
-	}
-	return d
+// nullDefaults are the values of the optional parameters whose null stands for a default (their Docs say which):
+// the circuit breakers' window, open time and probes, and the limiter's settings (the sources' defaults). They have
+// no model.Param Default so that a point that sets none of them keeps the key and seed it had before they existed.
+var nullDefaults = map[int]model.Value{
+	pCBWindow:      model.IntValue(DefaultCBWindow),
+	pCBOpen:        model.FloatValue(DefaultCBOpen),
+	pCBProbes:      model.IntValue(DefaultCBProbes),
+	pLimiter:       model.IntValue(LimiterNone),
+	pLimitInitial:  model.IntValue(20),
+	pLimitMin:      model.IntValue(20),
+	pLimitMax:      model.IntValue(200),
+	pAIMDBackoff:   model.FloatValue(0.9),
+	pAIMDRound:     model.BoolValue(false),
+	pGradTolerance: model.FloatValue(1.5),
+	pGradSmoothing: model.FloatValue(0.2),
+	pGradWindow:    model.IntValue(600),
+	pGradQueue:     model.IntValue(4),
+	pGradBaseline:  model.IntValue(BaselineAverage),
 }
 
-// floatOr is v's number, or d when v is null.
-func floatOr(v model.Value, d float64) float64 {
-	if v.Valid {
-		return v.F
+// valueOr is point p's parameter i, or its nullDefaults value when null.
+func valueOr(p model.Point, i int) model.Value {
+	if p[i].Valid {
+		return p[i]
 	}
-	return d
+	return nullDefaults[i]
 }
 
 // firstSet is the name of the first of the parameters i that point p sets.
@@ -164,8 +176,8 @@ func configOf(p model.Point) config {
 		mean: p[pMean].F, errorLatency: p[pMean].F, hop: p[pHop].F, hopLaw: int(p[pHopLaw].I),
 		timeout: math.Inf(1), retries: int(p[pRetries].I), backoff: p[pBackoff].F, jitter: int(p[pJitter].I),
 		horizon: p[pHorizon].F, warmup: p[pWarmup].F, bin: p[pBin].F, lim: limiterOf(p),
-		cbWindow: int(intOr(p[pCBWindow], DefaultCBWindow)), cbOpen: floatOr(p[pCBOpen], DefaultCBOpen),
-		cbProbes: int(intOr(p[pCBProbes], DefaultCBProbes)),
+		cbWindow: int(valueOr(p, pCBWindow).I), cbOpen: valueOr(p, pCBOpen).F,
+		cbProbes: int(valueOr(p, pCBProbes).I),
 	}
 	if p[pCBThreshold].Valid {
 		c.cbThreshold = p[pCBThreshold].F
@@ -355,7 +367,7 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 			return nil, e
 		}
 	}
-	cbWindow, cbProbes := intOr(p[pCBWindow], DefaultCBWindow), intOr(p[pCBProbes], DefaultCBProbes)
+	cbWindow, cbProbes := valueOr(p, pCBWindow).I, valueOr(p, pCBProbes).I
 	nonNegative := []struct {
 		i    int
 		name string

@@ -104,10 +104,10 @@ type limiterConfig struct {
 
 // limiterOf resolves point p's limiter (timeout null: 5 × mean).
 func limiterOf(p model.Point) limiterConfig {
-	l := limiterConfig{algo: int(lv(p, pLimiter).I), initial: float64(lv(p, pLimitInitial).I), min: float64(lv(p, pLimitMin).I),
-		max: float64(lv(p, pLimitMax).I), backoff: lv(p, pAIMDBackoff).F, timeout: 5 * p[pMean].F, round: lv(p, pAIMDRound).B,
-		tolerance: lv(p, pGradTolerance).F, smoothing: lv(p, pGradSmoothing).F, window: int(lv(p, pGradWindow).I),
-		queue: float64(lv(p, pGradQueue).I), baseline: int(lv(p, pGradBaseline).I)}
+	l := limiterConfig{algo: int(valueOr(p, pLimiter).I), initial: float64(valueOr(p, pLimitInitial).I), min: float64(valueOr(p, pLimitMin).I),
+		max: float64(valueOr(p, pLimitMax).I), backoff: valueOr(p, pAIMDBackoff).F, timeout: 5 * p[pMean].F, round: valueOr(p, pAIMDRound).B,
+		tolerance: valueOr(p, pGradTolerance).F, smoothing: valueOr(p, pGradSmoothing).F, window: int(valueOr(p, pGradWindow).I),
+		queue: float64(valueOr(p, pGradQueue).I), baseline: int(valueOr(p, pGradBaseline).I)}
 	if p[pAIMDTimeout].Valid {
 		l.timeout = p[pAIMDTimeout].F
 	}
@@ -119,9 +119,9 @@ func checkLimiter(p model.Point) error {
 	bad := func(param, format string, v ...any) error {
 		return model.Issue{Param: param, Message: fmt.Sprintf(format, v...)}
 	}
-	lo, ini, hi := lv(p, pLimitMin).I, lv(p, pLimitInitial).I, lv(p, pLimitMax).I
+	lo, ini, hi := valueOr(p, pLimitMin).I, valueOr(p, pLimitInitial).I, valueOr(p, pLimitMax).I
 	knobs := []int{pLimitInitial, pLimitMin, pLimitMax, pAIMDBackoff, pAIMDTimeout, pAIMDRound, pGradTolerance, pGradSmoothing, pGradWindow, pGradQueue, pGradBaseline}
-	if lv(p, pLimiter).I == LimiterNone && slices.ContainsFunc(knobs, func(i int) bool { return p[i].Valid }) {
+	if valueOr(p, pLimiter).I == LimiterNone && slices.ContainsFunc(knobs, func(i int) bool { return p[i].Valid }) {
 		return bad(firstSet(p, knobs...), "given with no limiter: set limiter = \"aimd\" or \"gradient2\"")
 	}
 	switch {
@@ -135,29 +135,29 @@ func checkLimiter(p model.Point) error {
 		// The source only logs "Initial limit exceeded maximum limit" / "is less than minimum limit"; a model
 		// refuses the point instead, whose first sample would jump into the range.
 		return bad("limit_initial", "%d: need limit_min (%d) ≤ limit_initial ≤ limit_max (%d)", ini, lo, hi)
-	case !(lv(p, pAIMDBackoff).F >= 0.5 && lv(p, pAIMDBackoff).F < 1):
+	case !(valueOr(p, pAIMDBackoff).F >= 0.5 && valueOr(p, pAIMDBackoff).F < 1):
 		// AIMDLimit: "Backoff ratio must be in the range [0.5, 1.0)".
-		return bad("aimd_backoff", "%v: need 0.5 ≤ aimd_backoff < 1 (AIMDLimit: \"Backoff ratio must be in the range [0.5, 1.0)\")", lv(p, pAIMDBackoff).F)
+		return bad("aimd_backoff", "%v: need 0.5 ≤ aimd_backoff < 1 (AIMDLimit: \"Backoff ratio must be in the range [0.5, 1.0)\")", valueOr(p, pAIMDBackoff).F)
 	case p[pAIMDTimeout].Valid && !(p[pAIMDTimeout].F > 0 && finite(p[pAIMDTimeout].F)):
 		// AIMDLimit: "Timeout must be positive".
 		return bad("aimd_timeout", "%v: need a finite timeout > 0 (AIMDLimit: \"Timeout must be positive\")", p[pAIMDTimeout].F)
-	case !(lv(p, pGradTolerance).F >= 1 && finite(lv(p, pGradTolerance).F)):
+	case !(valueOr(p, pGradTolerance).F >= 1 && finite(valueOr(p, pGradTolerance).F)):
 		// Gradient2Limit: "Tolerance must be >= 1.0".
-		return bad("gradient_tolerance", "%v: need a finite tolerance ≥ 1 (Gradient2Limit: \"Tolerance must be >= 1.0\")", lv(p, pGradTolerance).F)
-	case !(lv(p, pGradSmoothing).F > 0 && lv(p, pGradSmoothing).F <= 1):
+		return bad("gradient_tolerance", "%v: need a finite tolerance ≥ 1 (Gradient2Limit: \"Tolerance must be >= 1.0\")", valueOr(p, pGradTolerance).F)
+	case !(valueOr(p, pGradSmoothing).F > 0 && valueOr(p, pGradSmoothing).F <= 1):
 		// Gradient2Limit's doc: "Value of 0.0 to 1.0"; 0 would freeze the limit.
-		return bad("gradient_smoothing", "%v: need 0 < gradient_smoothing ≤ 1", lv(p, pGradSmoothing).F)
-	case lv(p, pGradWindow).I < 1 || lv(p, pGradWindow).I > MaxGradientWindow:
-		return bad("gradient_window", "%d: need 1 ≤ gradient_window ≤ %d samples", lv(p, pGradWindow).I, MaxGradientWindow)
-	case lv(p, pGradQueue).I < 0 || lv(p, pGradQueue).I > MaxLimit:
-		return bad("gradient_queue_size", "%d: need 0 ≤ gradient_queue_size ≤ %d", lv(p, pGradQueue).I, MaxLimit)
+		return bad("gradient_smoothing", "%v: need 0 < gradient_smoothing ≤ 1", valueOr(p, pGradSmoothing).F)
+	case valueOr(p, pGradWindow).I < 1 || valueOr(p, pGradWindow).I > MaxGradientWindow:
+		return bad("gradient_window", "%d: need 1 ≤ gradient_window ≤ %d samples", valueOr(p, pGradWindow).I, MaxGradientWindow)
+	case valueOr(p, pGradQueue).I < 0 || valueOr(p, pGradQueue).I > MaxLimit:
+		return bad("gradient_queue_size", "%d: need 0 ≤ gradient_queue_size ≤ %d", valueOr(p, pGradQueue).I, MaxLimit)
 	}
 	// One algorithm's knobs with the other: nothing reads them (with a limiter axis, bundle each knob with its own
 	// algorithm: { name = "aimd", aimd_round = true }).
 	aimdKnobs := []int{pAIMDBackoff, pAIMDTimeout, pAIMDRound}
 	gradKnobs := []int{pGradTolerance, pGradSmoothing, pGradWindow, pGradQueue, pGradBaseline}
 	set := func(i int) bool { return p[i].Valid }
-	switch lv(p, pLimiter).I {
+	switch valueOr(p, pLimiter).I {
 	case LimiterAIMD:
 		if slices.ContainsFunc(gradKnobs, set) {
 			return bad(firstSet(p, gradKnobs...), "is a gradient2 knob, given with limiter = \"aimd\", which does not read it: use limiter = \"gradient2\" or leave it out")
@@ -343,28 +343,4 @@ func (l *limiter) meanLimit(t float64) float64 {
 		sum += s.winArea
 	}
 	return sum / (t - l.warmup) / float64(len(l.st))
-}
-
-// limiterDefaults are the limiter parameters' values when null: the sources' defaults (their Docs say so). They are
-// optional with no Default so that a point without a limiter keeps the key and seed it had before limiters existed.
-var limiterDefaults = map[int]model.Value{
-	pLimiter:       model.IntValue(LimiterNone),
-	pLimitInitial:  model.IntValue(20),
-	pLimitMin:      model.IntValue(20),
-	pLimitMax:      model.IntValue(200),
-	pAIMDBackoff:   model.FloatValue(0.9),
-	pAIMDRound:     model.BoolValue(false),
-	pGradTolerance: model.FloatValue(1.5),
-	pGradSmoothing: model.FloatValue(0.2),
-	pGradWindow:    model.IntValue(600),
-	pGradQueue:     model.IntValue(4),
-	pGradBaseline:  model.IntValue(BaselineAverage),
-}
-
-// lv is point p's limiter parameter i, or its default when null.
-func lv(p model.Point, i int) model.Value {
-	if p[i].Valid {
-		return p[i]
-	}
-	return limiterDefaults[i]
 }
