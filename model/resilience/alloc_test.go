@@ -55,7 +55,7 @@ func TestNoAllocationPerRequest(t *testing.T) {
 // a budget, a bounded LIFO queue with drop_expired and a GC-pausing server; and errors counted as active under least
 // outstanding, or gRPC A58's weights in place of round robin) steady state still allocates nothing per request: the
 // growth bound of TestNoAllocationPerRequest plus the breaker's per-attempt tags and the hedge delay's sketch stores
-// (3 more growable slices), and with a series one buffer and one limit list per bin.
+// (3 more growable slices), and with a series one buffer per bin (the limits are a part of it).
 func TestNoAllocationEveryMechanism(t *testing.T) {
 	const h = 40000
 	classes := []model.Record{srvClass(t, 3), srvClass(t, 1, "error_rate=1"), srvClass(t, 1, "gc_every=2000", "gc_pause=300")}
@@ -75,7 +75,7 @@ func TestNoAllocationEveryMechanism(t *testing.T) {
 			extra := a4 - a1
 			bound := 7.0 * (14 + 3 + 2*n)
 			if bin > 0 {
-				extra -= 2 * float64(len(o4.series)-len(o1.series))
+				extra -= float64(len(o4.series) - len(o1.series))
 				bound += 7 * 2
 			}
 			perRequest := extra / float64(o4.offered-o1.offered)

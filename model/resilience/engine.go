@@ -1097,9 +1097,12 @@ func (e *engine) closeBin() {
 	e.liveArea += float64(e.live) * (e.binEnd - e.liveT)
 	e.liveT = e.binEnd
 	n := len(e.servers)
-	per := 3 // per-server columns: in_flight, queued, sent (and the breakers' open and half-open)
+	per := 3 // per-server columns: in_flight, queued, sent (and the breakers' open and half-open, the limits)
 	if e.brk != nil {
-		per = 5
+		per += 2
+	}
+	if e.adm != nil {
+		per++
 	}
 	buf := make([]float64, per*n) // one allocation per bin
 	smp := sample{t: float64(e.bins) * e.c.bin, counts: e.cur, inSystem: e.liveArea / e.c.bin,
@@ -1109,7 +1112,7 @@ func (e *engine) closeBin() {
 		e.binSent[k] = 0
 	}
 	if e.brk != nil {
-		smp.cbOpen, smp.cbHalf = buf[3*n:4*n:4*n], buf[4*n:]
+		smp.cbOpen, smp.cbHalf = buf[3*n:4*n:4*n], buf[4*n:5*n:5*n]
 		e.brk.closeBin(e.binEnd, e.c.bin, smp.cbOpen, smp.cbHalf)
 	}
 	e.liveArea = 0
@@ -1133,7 +1136,7 @@ func (e *engine) closeBin() {
 		smp.counts.hedgeDelay = e.hedger.delay
 	}
 	if e.adm != nil {
-		smp.limit = make([]float64, len(e.servers))
+		smp.limit = buf[(per-1)*n:]
 		for k := range smp.limit {
 			smp.limit[k] = e.adm.binLimit(k, e.binEnd)
 		}

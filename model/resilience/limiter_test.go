@@ -267,8 +267,8 @@ func summary(o outcome) [12]int64 {
 }
 
 // With a limiter, steady state still allocates nothing per request: TestNoAllocationPerRequest's argument, with one
-// more growable slice (the limiter's per-attempt record) and, with a series, one more per-server snapshot per bin
-// (limit).
+// more growable slice (the limiter's per-attempt record) and, with a series, the bin's one buffer (its limits are a
+// part of it).
 func TestLimiterNoAllocationPerRequest(t *testing.T) {
 	const h = 40000
 	for _, s := range limitScenarios(t) {
@@ -278,7 +278,7 @@ func TestLimiterNoAllocationPerRequest(t *testing.T) {
 			extra := a4 - a1
 			bound := 7 * (14 + 1 + 2*n)
 			if bin > 0 {
-				extra -= 3 * float64(len(o4.series)-len(o1.series))
+				extra -= float64(len(o4.series) - len(o1.series))
 				bound += 7 * 2
 			}
 			perRequest := extra / float64(o4.offered-o1.offered)
