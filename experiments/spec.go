@@ -28,6 +28,7 @@ import (
 	"lbsweep/model/fleet"
 	"lbsweep/model/policy"
 	"lbsweep/model/resilience"
+	"lbsweep/model/subsetting"
 	"lbsweep/model/supermarket"
 	"lbsweep/model/wrrseq"
 )
@@ -40,6 +41,7 @@ var Models = map[string]model.Model{
 	"wrr_sequence":    wrrseq.Model{},
 	"fleet":           fleet.Model{},
 	"resilience":      resilience.Model{},
+	"subsetting":      subsetting.Model{},
 }
 
 // ModelNames returns the registered model names, sorted.
