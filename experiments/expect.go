@@ -10,7 +10,7 @@ import (
 )
 
 // expectKeys are the keys of an [[expect]] table, decoded into a claims.Expect (see there for what each means).
-var expectKeys = []string{"source", "known_failure", "where", "metric", "level", "approx", "tol", "claimed_runs", "theory", "allowance", "less_than", "greater_than", "ratio", "alpha"}
+var expectKeys = []string{"source", "known_failure", "where", "metric", "level", "approx", "tol", "claimed_runs", "theory", "allowance", "less_than", "greater_than", "ratio", "in_law", "alpha"}
 
 func (d *decoder) expects(s *Spec, raw map[string]any) error {
 	v, ok := raw["expect"]
@@ -70,13 +70,13 @@ func (d *decoder) expects(s *Spec, raw map[string]any) error {
 			e.Alpha = a
 		}
 		var rels []string
-		for _, k := range []string{"approx", "theory", "less_than", "greater_than", "ratio"} {
+		for _, k := range []string{"approx", "theory", "less_than", "greater_than", "ratio", "in_law"} {
 			if _, ok := m[k]; ok {
 				rels = append(rels, k)
 			}
 		}
 		if len(rels) != 1 {
-			return d.errf("expect", i, "", "give exactly one relation of approx, theory, less_than, greater_than, ratio (found %d)", len(rels))
+			return d.errf("expect", i, "", "give exactly one relation of approx, theory, less_than, greater_than, ratio, in_law (found %d)", len(rels))
 		}
 		switch rels[0] {
 		case "approx":
@@ -125,6 +125,13 @@ func (d *decoder) expects(s *Spec, raw map[string]any) error {
 			if e.Other, err = d.conds(cols, m, "expect", i, rels[0]); err != nil {
 				return err
 			}
+		case "in_law":
+			e.Relation = claims.InLaw
+			x, _, err := d.number(m, "expect", i, "in_law")
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+				return d.errf("expect", i, "in_law", "expected a finite number (the claimed single draw), got %s", tomlType(m["in_law"]))
+			}
+			e.Value = x
 		case "ratio":
 			e.Relation = claims.Ratio
 			r, ok := m["ratio"].(map[string]any)

@@ -12,7 +12,10 @@ package claims
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
+
+	"gonum.org/v1/gonum/stat"
 
 	"lbsweep/results"
 )
@@ -27,7 +30,13 @@ const (
 	LessThan                        // less_than = { col = v, ... }: mean < the mean over the other selection; less_than = c: mean + CI < c
 	GreaterThan                     // greater_than = { ... }: mean > the other mean; greater_than = c: mean − CI > c
 	Ratio                           // ratio = { where = { ... }, min = a, max = b }: [a, b] meets mean / other mean ± its CI
+	InLaw                           // in_law = V: V lies inside the central 1 − alpha of the runs' values (a single draw against our law)
 )
+
+// MinLawRuns is the fewest runs an in_law claim is judged on at level alpha: ⌈2/alpha⌉ (40 at alpha = 0.05), so
+// that each tail left out holds at least one run and the quantiles are order statistics of the sample, not its
+// extremes by default.
+func MinLawRuns(alpha float64) int { return int(math.Ceil(2/alpha - 1e-9)) }
 
 // Expect is one [[expect]] table: a claim of the experiment's source, as data (package experiments decodes and
 // validates it; the README's "Claims" section is the spec syntax).
@@ -37,7 +46,7 @@ type Expect struct {
 	Metric   string         // a numeric metric column, or a list column with Level
 	Level    int            // list columns: the 1-based element (queue_tail level i is s_i)
 	Relation Relation
-	Value    float64 // Approx: the claimed value
+	Value    float64 // Approx: the claimed value; InLaw: the claimed single draw
 	Tol      float64 // Approx: the claimed value's own uncertainty (its rounding, or its published CI)
 	// ClaimedRuns (Approx, Ratio): the claimed value is itself a simulation estimate from this many independent runs of the
 	// same setting. Our CI half-width h over N runs then widens to h·√(1 + N/ClaimedRuns), the CI of the difference of
@@ -207,6 +216,24 @@ func (e Expect) evaluate(t *results.Table) Verdict {
 		v.Pass = math.Abs(m.Mean-th.Mean) <= half+e.Allowance+slack(th.Mean)
 		if !v.Pass && m.N < 2 && e.Allowance == 0 {
 			v.Reason = "one value only: no confidence interval to compare with the theory (run 2 or more replications, or give an allowance)"
+		}
+	case e.Relation == InLaw:
+		// The claimed value is one draw (a book's single simulation), so it is judged against the spread of our
+		// runs, not against our mean's CI: it must lie between the empirical alpha/2 and 1 − alpha/2 quantiles of
+		// the runs' values (gonum's stat.Empirical: the smallest value whose empirical CDF reaches p).
+		xs := valuesAt(t, rows, e.Metric, e.Level)
+		if need := MinLawRuns(e.Alpha); len(xs) < need {
+			v.Reason = fmt.Sprintf("%d runs: an in_law claim at alpha = %g needs at least %d", len(xs), e.Alpha, need)
+			return v
+		}
+		sort.Float64s(xs)
+		lo := stat.Quantile(e.Alpha/2, stat.Empirical, xs, nil)
+		hi := stat.Quantile(1-e.Alpha/2, stat.Empirical, xs, nil)
+		v.Target = fmt.Sprintf("%.6g inside the runs' central %.4g%%: [%.6g, %.6g] (%d runs; median %.6g)", e.Value, 100*(1-e.Alpha), lo, hi, len(xs), stat.Quantile(0.5, stat.Empirical, xs, nil))
+		v.Pass = lo-slack(lo) <= e.Value && e.Value <= hi+slack(hi)
+		if !v.Pass {
+			below := sort.SearchFloat64s(xs, e.Value)
+			v.Reason = fmt.Sprintf("the claimed value lies outside: %d of %d runs are below it", below, len(xs))
 		}
 	case e.HasBound && e.Relation == LessThan:
 		v.Target = fmt.Sprintf("< %.6g (with our CI ± %.3g)", e.Bound, half)

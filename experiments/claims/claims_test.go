@@ -120,3 +120,82 @@ where = { servers = ` + where + ` }
 		}
 	}
 }
+
+// An in_law claim places a single claimed draw in the runs' empirical law: inside the central 95% of 40 runs
+// 1, 2, ..., 40 are the values from the 2.5% quantile (the 1st value: the smallest whose empirical CDF reaches
+// 0.025) to the 97.5% quantile (the 39th); fewer than ⌈2/0.05⌉ = 40 runs are not judged.
+func TestClaimsInLaw(t *testing.T) {
+	spec := `name = "c"
+model = "supermarket"
+seed = 1
+replications = 40
+[params]
+n = 10
+lambda = 0.5
+horizon = 10.0
+[sweep]
+policy = ["random", "jsq"]
+
+[[expect]]
+source = "inside"
+where = { policy = "random" }
+metric = "mean_sojourn"
+in_law = 20.5
+
+[[expect]]
+source = "at the 97.5% quantile"
+where = { policy = "random" }
+metric = "mean_sojourn"
+in_law = 39
+
+[[expect]]
+source = "above it"
+where = { policy = "random" }
+metric = "mean_sojourn"
+in_law = 39.5
+
+[[expect]]
+source = "below the smallest"
+where = { policy = "random" }
+metric = "mean_sojourn"
+in_law = 0.5
+
+[[expect]]
+source = "too few runs"
+where = { policy = "jsq" }
+metric = "mean_sojourn"
+in_law = 1
+`
+	s, err := experiments.Parse("c.toml", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []struct {
+		pol      string
+		mean     float64
+		unstable bool
+	}
+	for i := 1; i <= 40; i++ {
+		rows = append(rows, struct {
+			pol      string
+			mean     float64
+			unstable bool
+		}{"random", float64(i), false})
+	}
+	for range 39 {
+		rows = append(rows, struct {
+			pol      string
+			mean     float64
+			unstable bool
+		}{"jsq", 1, false})
+	}
+	vs := claims.Evaluate(s.Expects, claimTable(t, s, rows))
+	for i, want := range []bool{true, true, false, false, false} {
+		if vs[i].Pass != want {
+			t.Errorf("claim %d (%s): pass = %v, want %v (%s; %s)", i, vs[i].Expect.Source, vs[i].Pass, want, vs[i].Target, vs[i].Reason)
+		}
+	}
+	if _, err := experiments.Parse("c.toml", spec+"\n[[expect]]\nsource = \"x\"\nmetric = \"mean_sojourn\"\nin_law = \"a\"\n"); err == nil {
+		t.Error("in_law = \"a\": want a spec error")
+	}
+}
