@@ -51,6 +51,13 @@
 //     fluid limits of greedy d-choice and of Voecking's always-go-left (RK4),
 //     and the leading-order asymptotic max loads. Azar, Broder, Karlin and
 //     Upfal, SIAM J. Comput. 29(1), 1999; Voecking, JACM 50(4), 2003.
+//   - subset.go: subsetting (C clients, each connected to k of B backends):
+//     the exact Binomial(C, k/B) law of a backend's connections under random
+//     subsets and the exact law under the SRE book's deterministic
+//     subsetting (ch. 20), the exact expected variance and idle backends,
+//     and the law of the least and most connected backends (independent
+//     backends: a one-sided approximation). Beyer et al., Site Reliability
+//     Engineering (2016), ch. 20; Dubhashi and Ranjan (1998).
 //   - board.go: JSQ(d) and JSQ reading a stale bulletin board, refreshed
 //     periodically or per server, in the fluid limit: the attracting cycle
 //     of the phase map (transient M/M/1 by uniformization) or the fixed
