@@ -450,3 +450,30 @@ func BenchmarkKeyedPick(b *testing.B) {
 		}
 	}
 }
+
+// Consecutive keys 0, 1, 2, … (a Zipf law's hottest) land on the ring as independent uniform positions: none of keys
+// 0..99999 sits exactly on an entry (for independent positions the chance of any is about 10^5·1100/2^64 ≈ 6·10^-12;
+// with the rings' own salt 0 for keys, keys 0..10 would sit on server 0's entries, since hashing.NewRing places entry
+// i of server 0 at Key(i, 0)), and the keys each of 100 servers owns follow the shares its arcs cover (chi-square,
+// alpha).
+func TestKeyPositionsIndependentOfRing(t *testing.T) {
+	const n, keys = 100, 100_000
+	ring := hashing.NewRing(hashing.RingConfig{N: n, MinRingSize: 1024})
+	probs := make([]float64, n)
+	for i := range ring.Entries() {
+		prev := ring.Position((i + ring.Entries() - 1) % ring.Entries())
+		probs[ring.Owner(i)] += float64(ring.Position(i)-prev) / (1 << 64)
+	}
+	counts := make([]int, n)
+	for key := range uint64(keys) {
+		h := KeyPosition(key)
+		i := ring.Find(h)
+		if ring.Position(i) == h {
+			t.Fatalf("key %d sits exactly on entry %d (server %d)", key, i, ring.Owner(i))
+		}
+		counts[ring.Owner(i)]++
+	}
+	if stat, crit := chiSquare(t, counts, probs); stat > crit {
+		t.Errorf("keys per server against arc shares: chi-square %.1f > %.1f", stat, crit)
+	}
+}

@@ -306,8 +306,8 @@ const (
 type Traits struct {
 	// Split is LoadAware unless the picks ignore the loads entirely (a registry test runs every policy on two
 	// different views with the same random numbers and checks the picks agree exactly when Split is not LoadAware).
-	// A load-blind policy whose long-run shares are neither equal nor ∝ weight has no Split to declare yet: add one
-	// (and teach the supermarket's shares about it) rather than declare LoadAware.
+	// A load-blind policy whose long-run shares are neither equal nor ∝ weight nor by key has no Split to declare
+	// yet: add one (and teach the supermarket's shares about it) rather than declare LoadAware.
 	Split Split
 	// Sequence is the deterministic pick order, when there is one with a name.
 	Sequence Sequence

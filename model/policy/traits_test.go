@@ -103,7 +103,8 @@ func TestRegistryEligibilityHonored(t *testing.T) {
 		}
 	}
 	// The policies documented as honoring it.
-	for _, name := range []string{"random", "round_robin", "jsq", "smooth_wrr", "wrr_expanded", "least_outstanding", "ewma", "ewma_success"} {
+	for _, name := range []string{"random", "round_robin", "jsq", "smooth_wrr", "wrr_expanded", "least_outstanding", "ewma", "ewma_success",
+		"ring_hash", "bounded_load", "hash_p2c"} {
 		if !claimed[name] {
 			t.Errorf("%s does not claim eligibility", name)
 		}
