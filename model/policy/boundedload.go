@@ -23,8 +23,8 @@ var boundedLoadArgs = append(append([]Arg(nil), ringArgs...), Arg{Name: "epsilon
 type BoundedLoadConfig struct {
 	RingConfig
 	// Epsilon is the slack ε > 0, finite (the `epsilon` argument): caps are (1+ε) times the mean load after the
-	// pick. Envoy's hash_balance_factor (percent, ≥ 100) and HAProxy's hash-balance-factor (percent, > 100) are the
-	// same knob, 100·(1+ε).
+	// pick. Envoy's hash_balance_factor (percent, ≥ 100) and HAProxy's hash-balance-factor (since 1.7.0: percent of
+	// the average over the active servers, > 100) are the same knob, 100·(1+ε).
 	Epsilon float64
 }
 
@@ -32,9 +32,9 @@ func buildBoundedLoad(v Values) Config {
 	return BoundedLoadConfig{RingConfig: ringConfigOf(v), Epsilon: v[argEpsilon].F}
 }
 
-// Check implements Config: the ring's arguments, and 0 < ε < ∞ (the paper's c = 1+ε > 1; ε = 0 would cap every
-// server at the mean, a perfect balance that leaves no room for affinity and, with Envoy's integer factor, is the
-// refused hash_balance_factor < 100 boundary).
+// Check implements Config: the ring's arguments, and 0 < ε < ∞: the paper's capacity factor c = 1+ε > 1, and
+// HAProxy's hash-balance-factor must exceed 100 (0 disables it). Envoy v1.31.0 accepts hash_balance_factor = 100
+// (ε = 0, every cap at the mean rounded up, which still leaves room somewhere); that boundary is not offered.
 func (c BoundedLoadConfig) Check(s Servers) error {
 	if !(c.Epsilon > 0) || math.IsInf(c.Epsilon, 1) {
 		return issue("epsilon", "%v: need a finite ε > 0", c.Epsilon)
