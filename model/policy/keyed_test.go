@@ -142,6 +142,7 @@ func TestRingHashIneligibleIsRebuiltRing(t *testing.T) {
 		}
 	}
 	b := distuv.Binomial{N: keys, P: share}
+	t.Logf("moved %d of %d keys; server %d covers %.5f of the ring (expected %.0f ± %.0f)", moved, keys, n-1, share, b.Mean(), b.StdDev())
 	if sd := b.StdDev(); float64(moved) < b.Mean()-4.5*sd || float64(moved) > b.Mean()+4.5*sd {
 		t.Errorf("%d keys moved, server %d's arcs cover %.4f of the ring: expected %.0f ± %.0f", moved, n-1, share, b.Mean(), 4.5*sd)
 	}
