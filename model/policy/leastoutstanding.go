@@ -6,8 +6,10 @@ import (
 
 const leastOutstandingDoc = "least outstanding requests (least connections): the server with the fewest requests " +
 	"sent to it and not yet answered (queued and in service); ties to the first in list order (tie = first, seed " +
-	"000's LeastConn: Python's min) or uniformly at random (tie = random, as jsq); with d, the same over d distinct " +
-	"servers sampled in random order (power of d choices; seed 000 §5.3, §7.2, §7.3)"
+	"000's LeastConn: Python's min), uniformly at random (tie = random, as jsq) or to the tied server with the " +
+	"highest hash of (key, server) (tie = key, seed 001's key-based tie-break: a key's requests that find equal loads " +
+	"land together); with d, the same over d distinct servers sampled in random order (power of d choices; d = 2 is " +
+	"two choices on outstanding requests; seed 000 §5.3, §7.2, §7.3)"
 
 // leastOutstandingArgs are least_outstanding's arguments: the scoring rule's d and tie.
 var leastOutstandingArgs = scoreArgs
@@ -40,4 +42,6 @@ type leastOutstanding struct {
 func (p *leastOutstanding) score(l *sim.Levels, k int) float64 { return float64(l.Len(k)) }
 
 // Pick implements Policy.
-func (p *leastOutstanding) Pick(v View, _ Request, r *sim.Rand) int { return p.pick(v, r, p) }
+func (p *leastOutstanding) Pick(v View, req Request, r *sim.Rand) int {
+	return p.pick(v, req.Key, r, p)
+}
