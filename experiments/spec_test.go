@@ -689,7 +689,7 @@ func TestKeyFormat(t *testing.T) {
 	for _, p := range ps {
 		names = append(names, p.Name)
 	}
-	if got := strings.Join(names, ","); got != "n,servers,lambda,load,horizon,warmup,policy,d,replacement,choice_count,full_scan,active_request_bias,tau,default_rtt,tie,alpha,observe" {
+	if got := strings.Join(names, ","); got != "n,servers,lambda,load,horizon,warmup,policy,d,replacement,choice_count,full_scan,active_request_bias,tau,default_rtt,tie,alpha,observe,min_ring_size,epsilon,candidates" {
 		t.Fatalf("parameter (column) order %s", got)
 	}
 	want := []string{
