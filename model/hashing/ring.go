@@ -144,6 +144,10 @@ func normalized(w []float64, n int) (shares []float64, min float64) {
 // Monotonicity: an entry's position depends only on (s, i, Salt), so adding a server adds its entries and moves keys
 // only to it, provided the other hosts keep their entry counts: with PerHost, always; with MinRingSize, when
 // ⌈MinRingSize/N⌉ does not change (e.g. 100 → 101 hosts at 1024: 11 each both times), and with equal weights.
+// Envoy's double arithmetic can add one entry: at 99 equal hosts and 1024, scale = 1089 but the first host's target
+// scale·(1/99) is just above 11, so it gets 12 entries and the ring 1090 (this ring reproduces it, as Envoy's code
+// computes it; Envoy's size gauge still reports 1089); a change of N that does this moves some keys between
+// unchanged hosts (100 → 99 does).
 type Ring struct {
 	pos   []uint64 // sorted entry positions
 	owner []int32  // owner[i] is the server of entry i
