@@ -59,6 +59,7 @@ const (
 	pWeights
 	pZipfS
 	pChange
+	pReference
 )
 
 var params = []model.Param{
@@ -73,6 +74,7 @@ var params = []model.Param{
 	pWeights:     {Name: "weights", Kind: model.List, Optional: true, Doc: "one weight > 0 per server (n values) for ring, maglev, rendezvous, bounded; a joining server gets their mean; null for equal"},
 	pZipfS:       {Name: "zipf_s", Kind: model.Float, Optional: true, Doc: "Zipf exponent s ≥ 0 of the keys' popularity (key k ∝ (k+1)^−s) for the traffic columns; null: no traffic columns"},
 	pChange:      {Name: "change", Kind: model.Enum, Choices: []string{"join", "leave"}, Default: model.IntValue(int64(Join)), Doc: "join: server n joins; leave: server n−1 leaves"},
+	pReference:   {Name: "ptm_reference", Kind: model.Float, Optional: true, Doc: "a reference peak-to-mean ratio ≥ 1 (e.g. a published median): share_ptm_below_reference says whether a run's share_peak_to_mean is at or below it, so a claim on its mean tests a quantile; null: no such column"},
 }
 
 // The metric columns.
@@ -90,14 +92,20 @@ var (
 	colEntriesMin  = schema.Column{Name: "entries_per_host_min", Type: schema.Int64, Unit: "entries", Doc: "ring, bounded, maglev: fewest entries a server owns (Envoy's min_hashes_per_host / min_entries_per_host); null otherwise"}
 	colEntriesMax  = schema.Column{Name: "entries_per_host_max", Type: schema.Int64, Unit: "entries", Doc: "ring, bounded, maglev: most entries a server owns; null otherwise"}
 	colCap         = schema.Column{Name: "capacity", Type: schema.Int64, Unit: "keys", Doc: "bounded: ⌈(1+ε)m/n⌉ (equal weights; the largest c_s with weights), which no server exceeded (Run fails otherwise); null otherwise"}
+	colSharePTM    = schema.Column{Name: "share_peak_to_mean", Type: schema.Float64, Doc: "ring: n × the largest server's share of the hash space (its arcs); maglev: n × its slots / M; exact, without the keys' sampling noise; null for other schemes"}
+	colBelowRef    = schema.Column{Name: "share_ptm_below_reference", Type: schema.Bool, Doc: "share_peak_to_mean ≤ ptm_reference; null without either"}
 	colThMoved     = schema.Column{Name: "theory_moved_fraction", Type: schema.Float64, Doc: "the necessary fraction: 1/(n+1) on a join, 1/n on a leave (equal weights); what a monotone scheme moves in expectation (ring: when no host's entry count changes)"}
-	colThPTMMedian = schema.Column{Name: "theory_keys_peak_to_mean_median", Type: schema.Float64, Doc: "ring (equal weights, e entries per host): median of n·max share for Dirichlet(e, …, e) shares (m → ∞); jump: median for Multinomial(m; 1/n) counts; null otherwise"}
-	colThPTMLo     = schema.Column{Name: "theory_keys_peak_to_mean_lo", Type: schema.Float64, Doc: "the same law's 2.5% quantile"}
-	colThPTMHi     = schema.Column{Name: "theory_keys_peak_to_mean_hi", Type: schema.Float64, Doc: "the same law's 97.5% quantile"}
+	colThPTMMedian = schema.Column{Name: "theory_peak_to_mean_median", Type: schema.Float64, Doc: "ring (equal weights, e entries per every host): median of share_peak_to_mean, n·max of Dirichlet(e, …, e) shares; jump: median of keys_peak_to_mean for Multinomial(m; 1/n) counts; null otherwise"}
+	colThPTMLo     = schema.Column{Name: "theory_peak_to_mean_lo", Type: schema.Float64, Doc: "the same law's 2.5% quantile"}
+	colThPTMHi     = schema.Column{Name: "theory_peak_to_mean_hi", Type: schema.Float64, Doc: "the same law's 97.5% quantile"}
+	colThPTMMean   = schema.Column{Name: "theory_peak_to_mean_mean", Type: schema.Float64, Doc: "ring as above: the law's mean; null otherwise"}
+	colThCDFRef    = schema.Column{Name: "theory_share_ptm_cdf_at_reference", Type: schema.Float64, Doc: "ring as above: P(share_peak_to_mean ≤ ptm_reference) by the law; null otherwise"}
+	colBelowThMed  = schema.Column{Name: "share_ptm_below_theory_median", Type: schema.Bool, Doc: "ring as above: share_peak_to_mean ≤ theory_peak_to_mean_median (its mean over runs estimates the law's CDF there, 1/2)"}
 )
 
 var metrics = schema.New(colKeysPTM, colKeysCV, colTrafficPTM, colTrafficCV, colMoved, colNecessary, colLookups, colLookupsMax,
-	colEntries, colBuildOps, colEntriesMin, colEntriesMax, colCap, colThMoved, colThPTMMedian, colThPTMLo, colThPTMHi)
+	colEntries, colBuildOps, colEntriesMin, colEntriesMax, colCap, colSharePTM, colBelowRef, colThMoved, colThPTMMedian,
+	colThPTMLo, colThPTMHi, colThPTMMean, colThCDFRef, colBelowThMed)
 
 // Name implements model.Model.
 func (Model) Name() string { return "placement" }
@@ -197,6 +205,9 @@ func (Model) Check(p model.Point, _ model.CheckOptions) ([]string, error) {
 	}
 	if p[pZipfS].Valid && (!(p[pZipfS].F >= 0) || math.IsInf(p[pZipfS].F, 0)) {
 		return nil, model.Issue{Param: "zipf_s", Message: fmt.Sprintf("%v: need a finite s ≥ 0", p[pZipfS].F)}
+	}
+	if p[pReference].Valid && !(p[pReference].F >= 1) {
+		return nil, model.Issue{Param: "ptm_reference", Message: fmt.Sprintf("%v: a peak-to-mean ratio is ≥ 1", p[pReference].F)}
 	}
 	var warn []string
 	if s == Rendezvous && float64(n)*float64(m) > 1e9 {

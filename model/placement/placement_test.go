@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"lbsweep/analytic"
 	"lbsweep/model"
 	"lbsweep/results/schema"
 )
@@ -30,7 +31,18 @@ func point(t testing.TB, set map[string]model.Value) model.Point {
 	return p
 }
 
+// run runs p without its theory columns (rowOf adds them).
 func run(t testing.TB, p model.Point, seed uint64) *schema.Builder {
+	t.Helper()
+	row, err := Model{}.Run(context.Background(), p, model.Seed{Run: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return metrics.Edit(row)
+}
+
+// rowOf runs p and fills its theory columns, as a sweep does.
+func rowOf(t testing.TB, p model.Point, seed uint64) *schema.Builder {
 	t.Helper()
 	row, err := model.RunRow(context.Background(), Model{}, p, model.Seed{Run: seed})
 	if err != nil {
@@ -64,7 +76,10 @@ func TestEverySchemeRuns(t *testing.T) {
 				}
 			}
 			if Scheme(s) == Jump {
-				want := a.Get(colThMoved).F
+				want := analytic.MovedFractionJoin(100)
+				if Change(ch) == Leave {
+					want = analytic.MovedFractionLeave(100)
+				}
 				if sd := math.Sqrt(want * (1 - want) / 100000); math.Abs(moved-want) > 3.29*sd {
 					t.Errorf("jump change %d: moved %.5f, want %.5f ± %.5f", ch, moved, want, sd)
 				}
@@ -94,12 +109,19 @@ func TestBoundedCapColumn(t *testing.T) {
 
 // TestSeedRing: seed 002 §8's ring has 11 entries per host; the theory columns are filled.
 func TestSeedRing(t *testing.T) {
-	b := run(t, point(t, map[string]model.Value{"m": model.IntValue(10000)}), 4)
+	b := rowOf(t, point(t, map[string]model.Value{"m": model.IntValue(10000), "ptm_reference": model.FloatValue(1.95)}), 4)
 	if b.Get(colEntriesMin).I != 11 || b.Get(colEntriesMax).I != 11 || b.Get(colEntries).I != 1100 {
 		t.Errorf("entries %d..%d of %d", b.Get(colEntriesMin).I, b.Get(colEntriesMax).I, b.Get(colEntries).I)
 	}
 	if med := b.Get(colThPTMMedian).F; math.Abs(med-1.892) > 0.005 {
 		t.Errorf("theory median %v", med)
+	}
+	sh := b.Get(colSharePTM).F
+	if !(sh >= 1) || b.Get(colBelowRef).B != (sh <= 1.95) || b.Get(colBelowThMed).B != (sh <= b.Get(colThPTMMedian).F) {
+		t.Errorf("share %v, below 1.95: %v, below the median: %v", sh, b.Get(colBelowRef).B, b.Get(colBelowThMed).B)
+	}
+	if c := b.Get(colThCDFRef).F; !(c > 0.5 && c < 1) {
+		t.Errorf("P(R ≤ 1.95) = %v", c)
 	}
 }
 

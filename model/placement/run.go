@@ -49,6 +49,18 @@ type built struct {
 	entries, buildOps int
 	perHost           []int // entries per server, or nil
 	bounded           *hashing.Bounded
+	shares            []float64 // each server's share of the hash space (ring arcs, Maglev slots), or nil
+}
+
+// arcShares returns each server's share of the circle: the arcs before its entries.
+func arcShares(r *hashing.Ring, n int) []float64 {
+	sh := make([]float64, n)
+	last := r.Position(r.Entries() - 1)
+	for i := 0; i < r.Entries(); i++ {
+		sh[r.Owner(i)] += float64(r.Position(i)-last) / (1 << 64) // mod 2^64: the first arc wraps
+		last = r.Position(i)
+	}
+	return sh
 }
 
 // build constructs the scheme of p over n servers with weights w (nil: equal), positions seeded by salt.
@@ -73,14 +85,18 @@ func build(p model.Point, n int, w []float64, salt uint64) built {
 	switch Scheme(p[pScheme].I) {
 	case Ring:
 		r := ringOf()
-		return built{placer: ringPlacer{r}, entries: r.Entries(), buildOps: r.Entries(), perHost: counts(r.Count)}
+		return built{placer: ringPlacer{r}, entries: r.Entries(), buildOps: r.Entries(), perHost: counts(r.Count), shares: arcShares(r, n)}
 	case Bounded:
 		r := ringOf()
 		b := hashing.NewBounded(r, n, w, m, p[pEpsilon].F)
 		return built{placer: boundedPlacer{b}, entries: r.Entries(), buildOps: r.Entries(), perHost: counts(r.Count), bounded: b}
 	case Maglev:
 		g := hashing.NewMaglev(hashing.MaglevConfig{N: n, Weights: w, TableSize: int(p[pTableSize].I), Salt: salt})
-		return built{placer: maglevPlacer{g}, entries: g.TableSize(), buildOps: 2*n + g.Probes(), perHost: counts(g.Count)}
+		sh := make([]float64, n)
+		for i := range sh {
+			sh[i] = float64(g.Count(i)) / float64(g.TableSize())
+		}
+		return built{placer: maglevPlacer{g}, entries: g.TableSize(), buildOps: 2*n + g.Probes(), perHost: counts(g.Count), shares: sh}
 	case Jump:
 		return built{placer: jumpPlacer{n}}
 	case Rendezvous:
@@ -198,6 +214,13 @@ func (Model) Run(ctx context.Context, p model.Point, seed model.Seed) (schema.Ro
 		b.Set(colEntriesMin, schema.Int(int64(lo)))
 		b.Set(colEntriesMax, schema.Int(int64(hi)))
 	}
+	if before.shares != nil {
+		ptm, _ := spread(before.shares, 1/float64(n))
+		b.Set(colSharePTM, schema.Float(ptm))
+		if p[pReference].Valid {
+			b.Set(colBelowRef, schema.Boolean(ptm <= p[pReference].F))
+		}
+	}
 	if bd := before.bounded; bd != nil {
 		top := 0
 		for s := 0; s < n; s++ {
@@ -241,7 +264,8 @@ func (Model) Theory(p model.Point) model.Theory {
 			moved = schema.Float(analytic.MovedFractionLeave(float64(n)))
 		}
 	}
-	lo, med, hi := schema.Null(), schema.Null(), schema.Null()
+	lo, med, hi, mean, cdf := schema.Null(), schema.Null(), schema.Null(), schema.Null(), schema.Null()
+	median := math.NaN()
 	switch {
 	case s == Ring && equal:
 		// The entry count per host does not depend on the salt: build the salt-0 ring to read it.
@@ -258,8 +282,13 @@ func (Model) Theory(p model.Point) model.Theory {
 		}
 		if same {
 			lo = schema.Float(analytic.RingPeakToMeanQuantile(n, e, 0.025))
-			med = schema.Float(analytic.RingPeakToMeanQuantile(n, e, 0.5))
+			median = analytic.RingPeakToMeanQuantile(n, e, 0.5)
+			med = schema.Float(median)
 			hi = schema.Float(analytic.RingPeakToMeanQuantile(n, e, 0.975))
+			mean = schema.Float(analytic.RingPeakToMeanMean(n, e))
+			if p[pReference].Valid {
+				cdf = schema.Float(analytic.RingPeakToMeanCDF(n, e, p[pReference].F))
+			}
 		}
 	case s == Jump:
 		m := int(p[pM].I)
@@ -273,5 +302,10 @@ func (Model) Theory(p model.Point) model.Theory {
 		b.Set(colThPTMMedian, med)
 		b.Set(colThPTMLo, lo)
 		b.Set(colThPTMHi, hi)
+		b.Set(colThPTMMean, mean)
+		b.Set(colThCDFRef, cdf)
+		if sh := b.Get(colSharePTM); sh.Valid && !math.IsNaN(median) {
+			b.Set(colBelowThMed, schema.Boolean(sh.F <= median))
+		}
 	}
 }
