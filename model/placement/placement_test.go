@@ -152,6 +152,7 @@ func TestChecks(t *testing.T) {
 }
 
 // TestMillionKeysThousandServers times one run of the size per scheme (logged; rendezvous is O(n) a key).
+// (BenchmarkRun reports the rate.)
 func TestMillionKeysThousandServers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timing")
@@ -164,5 +165,23 @@ func TestMillionKeysThousandServers(t *testing.T) {
 		start := time.Now()
 		run(t, p, 5)
 		t.Logf("%s: 10^6 keys × 10^3 servers (placed twice: before and after the join) in %v", schemeNames[s], time.Since(start))
+	}
+}
+
+// BenchmarkRun: one run of the size per scheme, 10^6 keys on 10^3 servers (rendezvous: 10^5 keys, n scores
+// a key), each key placed before and after the join; reports keys/s of the run (both placements and the builds).
+func BenchmarkRun(b *testing.B) {
+	for s := range schemeNames {
+		m := int64(1000000)
+		if Scheme(s) == Rendezvous {
+			m = 100000
+		}
+		p := point(b, map[string]model.Value{"scheme": model.IntValue(int64(s)), "n": model.IntValue(1000), "m": model.IntValue(m)})
+		b.Run(schemeNames[s], func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				run(b, p, uint64(i))
+			}
+			b.ReportMetric(float64(m)*float64(b.N)/b.Elapsed().Seconds(), "keys/s")
+		})
 	}
 }
