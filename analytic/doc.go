@@ -82,4 +82,10 @@
 //     mean-field levels of AIMDLimit and of Gradient2Limit with seed 004's
 //     unqueued baseline over M/M/c/⌊L⌋ (no closed form). Little, Operations
 //     Research 9(3), 1961; Netflix concurrency-limits.
+//   - hashing.go: consistent hashing: the 1/(n+1) and 1/n a join or a leave
+//     must move, a ring's peak-to-mean share as the maximum of Dirichlet(e,
+//     …, e) shares (e entries per host; quantiles and mean by a conditional
+//     normal approximation checked against Monte Carlo), and jump hash's
+//     exact multinomial balance. Karger et al., STOC 1997; Lamping and Veach,
+//     arXiv:1406.2294, 2014.
 package analytic

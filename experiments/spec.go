@@ -26,6 +26,7 @@ import (
 	"lbsweep/model"
 	"lbsweep/model/bins"
 	"lbsweep/model/fleet"
+	"lbsweep/model/placement"
 	"lbsweep/model/policy"
 	"lbsweep/model/resilience"
 	"lbsweep/model/subsetting"
@@ -41,6 +42,7 @@ var Models = map[string]model.Model{
 	"wrr_sequence":    wrrseq.Model{},
 	"fleet":           fleet.Model{},
 	"resilience":      resilience.Model{},
+	"placement":       placement.Model{},
 	"subsetting":      subsetting.Model{},
 }
 

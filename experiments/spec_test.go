@@ -122,7 +122,7 @@ func TestParseBadInput(t *testing.T) {
 		// Unknown names.
 		{name: "unknown policy", old: `"random"`, new: `"randon"`, key: "sweep.policy", line: 13, want: `element 1: unknown policy "randon" (valid: ` + strings.Join(policy.Names(), ", ") + ")"},
 		{name: "unknown policy in table", old: `name = "jsq_d"`, new: `name = "jsqd"`, key: "sweep.policy", line: 13, want: `unknown policy "jsqd"`},
-		{name: "unknown model", old: `model = "supermarket"`, new: `model = "supermarkt"`, key: "model", line: 2, want: `unknown model "supermarkt" (models: balls_into_bins, bulletin_board, fleet, resilience, subsetting, supermarket, wrr_sequence)`},
+		{name: "unknown model", old: `model = "supermarket"`, new: `model = "supermarkt"`, key: "model", line: 2, want: `unknown model "supermarkt" (models: balls_into_bins, bulletin_board, fleet, placement, resilience, subsetting, supermarket, wrr_sequence)`},
 		{name: "model not a string", old: `model = "supermarket"`, new: `model = 1`, key: "model", line: 2, want: "expected a string"},
 
 		// Missing required keys: no line to point at.

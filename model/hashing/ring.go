@@ -144,11 +144,22 @@ func normalized(w []float64, n int) (shares []float64, min float64) {
 // Monotonicity: an entry's position depends only on (s, i, Salt), so adding a server adds its entries and moves keys
 // only to it, provided the other hosts keep their entry counts: with PerHost, always; with MinRingSize, when
 // ⌈MinRingSize/N⌉ does not change (e.g. 100 → 101 hosts at 1024: 11 each both times), and with equal weights.
+// Envoy's double arithmetic can add one entry: at 99 equal hosts and 1024, scale = 1089 but the first host's target
+// scale·(1/99) is just above 11, so it gets 12 entries and the ring 1090 (this ring reproduces it, as Envoy's code
+// computes it; Envoy's size gauge still reports 1089); a change of N that does this moves some keys between
+// unchanged hosts (100 → 99 does).
 type Ring struct {
 	pos   []uint64 // sorted entry positions
 	owner []int32  // owner[i] is the server of entry i
 	count []int    // entries per server
+	// index[b] is the first entry whose position is ≥ b<<shift: Find starts there and scans, about one entry per
+	// bucket since there are at least as many buckets as entries (up to 2^20 buckets).
+	index []int32
+	shift uint
 }
+
+// maxIndexBits bounds a ring's index at 2^20 buckets (4 MiB); bigger rings scan Entries()/2^20 entries a bucket.
+const maxIndexBits = 20
 
 // NewRing builds the ring c describes. It panics only on an invalid config (callers Validate first).
 // Cost: one Key evaluation per entry and a sort, O(E log E) for E entries.
@@ -192,6 +203,17 @@ func NewRing(c RingConfig) *Ring {
 	for i, e := range entries {
 		r.pos[i], r.owner[i] = e.pos, e.owner
 	}
+	b := min(bits.Len(uint(len(entries))), maxIndexBits) // 2^b ≥ entries, up to the bound
+	r.shift = 64 - uint(b)
+	r.index = make([]int32, 1<<b)
+	j := 0
+	for k := range r.index {
+		lo := uint64(k) << r.shift
+		for j < len(r.pos) && r.pos[j] < lo {
+			j++
+		}
+		r.index[k] = int32(j)
+	}
 	return r
 }
 
@@ -199,21 +221,18 @@ func NewRing(c RingConfig) *Ring {
 func (r *Ring) Entries() int { return len(r.pos) }
 
 // Find returns the index of the first entry clockwise from position h: the smallest i with Position(i) ≥ h, or 0 when
-// h is past the last entry (Envoy's chooseHost with attempt 0). O(log Entries()), no allocation.
+// h is past the last entry (Envoy's chooseHost with attempt 0; Envoy binary-searches, this ring looks up a bucket
+// index of the top bits and scans from there, the same answer). O(1) expected for rings of up to 2^20 entries, no
+// allocation.
 func (r *Ring) Find(h uint64) int {
-	lo, hi := 0, len(r.pos)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if r.pos[m] < h {
-			lo = m + 1
-		} else {
-			hi = m
-		}
+	j := int(r.index[h>>r.shift])
+	for j < len(r.pos) && r.pos[j] < h {
+		j++
 	}
-	if lo == len(r.pos) {
+	if j == len(r.pos) {
 		return 0
 	}
-	return lo
+	return j
 }
 
 // Owner returns the server of entry i, for any i ≥ 0 (taken mod Entries(), so a caller can walk clockwise past the

@@ -34,6 +34,8 @@ func TestRingSizesFollowEnvoy(t *testing.T) {
 		// 1000 hosts: ⌈1.024⌉ = 2 each (the v1 API doc's "a single virtual node" when hosts outnumber the minimum no
 		// longer holds at v1.31.0).
 		{"1000 hosts at 1024", RingConfig{N: 1000, MinRingSize: 1024}, 2000, nil},
+		// Envoy's doubles: scale = 1089, but scale·(1/99) is just above 11, so the first host gets a 12th entry.
+		{"99 hosts at 1024", RingConfig{N: 99, MinRingSize: 1024}, 1090, append([]int{12}, repeat(11, 98)...)},
 		{"3 hosts at 1024", RingConfig{N: 3, MinRingSize: 1024}, 1026, nil},
 		// ring_hash_lb.cc's own comment: 4 equal hosts, scale capped at 6 by maximum_ring_size → 2, 1, 2, 1.
 		{"envoy comment", RingConfig{N: 4, MinRingSize: 6, MaxRingSize: 6}, 6, []int{2, 1, 2, 1}},
@@ -199,4 +201,12 @@ func BenchmarkRingFind(b *testing.B) {
 		s += r.Owner(r.Find(Key(uint64(i), 1)))
 	}
 	_ = s
+}
+
+func repeat(v, n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
 }
