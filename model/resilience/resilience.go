@@ -166,6 +166,10 @@ const (
 	pErrorsActive
 	pFaultLevel
 	pFaultBin
+	pKeys
+	pZipf
+	pCache
+	pHitCost
 	pPolicy // the policy arguments, policy.Params in order, follow
 )
 
@@ -380,7 +384,13 @@ var params = append([]model.Param{
 	pErrorsActive:       {Name: "errors_active", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "the SRE book's fix (ch. 20): a 500 from a server counts as one more outstanding request there for this many ms, > 0 (null: off)"},
 	pFaultLevel:         {Name: "fault_level", Kind: model.Float, Optional: true, Twin: true, Doc: "fault_window's level: the faulty server's share of the balancer's attempts per fault_bin, 0 < level ≤ 1 (null: no fault_window)"},
 	pFaultBin:           {Name: "fault_bin", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "fault_window's windows, > 0 (null: 100)"},
-	pPolicy:             {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "the balancer's dispatch policy (sweep -list); it sees its own outstanding counts; times in ms"},
+	// Keys and caches (keys.go): optional with no default and twins, as the fixes, so that existing points keep their
+	// keys and seeds, and points that differ only in them see the same requests.
+	pKeys:    {Name: "keys", Kind: model.Int, Optional: true, Twin: true, Doc: "keys: each request carries a key, its popularity rank 1..keys drawn from Zipf(zipf) from a stream of its own (retries and hedges keep it), 1 ≤ keys ≤ 10^7 (null: no keys, the policy sees key 0)"},
+	pZipf:    {Name: "zipf", Kind: model.Float, Optional: true, Twin: true, Doc: "keys: the Zipf exponent s, P(rank r) ∝ r^−s, 0 ≤ s ≤ 100 (0: uniform; null: 1); only with keys"},
+	pCache:   {Name: "cache", Kind: model.Int, Optional: true, Twin: true, Doc: "each server's LRU cache, in keys, ≥ 1, keys·n ≤ 2·10^7: an attempt looks its key up when it starts service (not a 500's), a hit's work is hit_cost of the miss's, a miss inserts the key evicting the least recently used; a kill empties it (null: no caches); only with keys"},
+	pHitCost: {Name: "hit_cost", Kind: model.Float, Optional: true, Twin: true, Doc: "a cache hit's work as a fraction of its miss's, 0 ≤ hit_cost ≤ 1 (null: 0.1, this model's choice: seed 004 says only \"cheaper\"); only with cache"},
+	pPolicy:  {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "the balancer's dispatch policy (sweep -list); it sees its own outstanding counts; times in ms"},
 }, policy.Params...)
 
 // Name implements model.Model.
