@@ -1,0 +1,158 @@
+package resilience
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"lbsweep/analytic"
+	"lbsweep/model"
+	"lbsweep/model/sim"
+)
+
+// The alias table draws Zipf(1) over 10 keys with the right frequencies: each of 10^6 draws' counts within 5
+// binomial standard deviations of its expectation (a false alarm about once in 170 000 keys; fixed seed).
+func TestZipfAlias(t *testing.T) {
+	p := ZipfWeights(10, 1)
+	tab := newAlias(p)
+	r := sim.NewRand(1, streamKeys)
+	const draws = 1_000_000
+	counts := make([]float64, len(p))
+	for range draws {
+		counts[tab.draw(r)]++
+	}
+	for i, x := range p {
+		sd := math.Sqrt(draws * x * (1 - x))
+		if math.Abs(counts[i]-draws*x) > 5*sd {
+			t.Errorf("key %d: %v draws, want %v ± %v", i+1, counts[i], draws*x, 5*sd)
+		}
+	}
+	u := newAlias(ZipfWeights(7, 0)) // uniform: every column accepts itself
+	for i, x := range u.prob {
+		if math.Abs(x-1) > 1e-12 {
+			t.Errorf("uniform alias column %d: probability %v, want 1", i, x)
+		}
+	}
+}
+
+// The array LRU agrees hit for hit with a plain most-recent-first list over a random key sequence, through clears.
+func TestLRUAgainstList(t *testing.T) {
+	const k, c = 30, 7
+	l := newLRU(c, k)
+	var list []uint64
+	r := sim.NewRand(2, 3)
+	tab := newAlias(ZipfWeights(k, 0.9))
+	for i := range 20_000 {
+		if i%5000 == 4999 {
+			l.clear()
+			list = list[:0]
+		}
+		key := uint64(tab.draw(r)) + 1
+		j := slices.Index(list, key)
+		want := j >= 0
+		if want {
+			list = slices.Delete(list, j, j+1)
+		} else if len(list) == c {
+			list = list[:c-1]
+		}
+		list = slices.Insert(list, 0, key)
+		if got := l.lookup(key); got != want {
+			t.Fatalf("request %d (key %d): hit %v, want %v", i, key, got, want)
+		}
+	}
+}
+
+// One server's cache under Zipf keys is an LRU under the independent reference model (FIFO service starts in
+// arrival order, and the keys are i.i.d.): its simulated hit ratio over 20 replications matches the exact IRM law
+// (analytic.LRUExactHitRatio) within the 99.9% confidence half-width of the replications' mean, and Che's
+// approximation within that half-width plus Che's computed error |Che − exact|.
+func TestCacheSingleServerChe(t *testing.T) {
+	const reps, k, c, s = 20, 100, 10, 0.8
+	p := point(t, []model.Record{srvClass(t, 1)}, nil, "round_robin", "rate=50", "horizon=200000", "warmup=2000", "bin=0",
+		"keys=100", "zipf=0.8", "cache=10", "hit_cost=0.5")
+	var m, m2 float64
+	for rep := range reps {
+		o := run(t, p, uint64(rep+1))
+		h := float64(o.hits[0]) / float64(o.lookups[0])
+		m += h / reps
+		m2 += h * h / reps
+	}
+	sd := math.Sqrt((m2 - m*m) * reps / (reps - 1))
+	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: reps - 1}.Quantile(1-0.001/2) * sd / math.Sqrt(reps)
+	pk := ZipfWeights(k, s)
+	exact, che := analytic.LRUExactHitRatio(pk, c), analytic.CheHitRatio(pk, c)
+	t.Logf("simulated %.5f ± %.5f (99.9%%), exact %.5f, Che %.5f", m, half, exact, che)
+	if math.Abs(m-exact) > half {
+		t.Errorf("simulated %v ± %v, exact IRM law %v", m, half, exact)
+	}
+	if math.Abs(m-che) > half+math.Abs(che-exact) {
+		t.Errorf("simulated %v ± %v, Che %v (its error %v)", m, half, che, che-exact)
+	}
+}
+
+// Every policy at a point sees the same keys (common random numbers), in arrival order; with no keys they are 0.
+func TestKeysCommonRandomNumbers(t *testing.T) {
+	keysOf := func(pol string, set ...string) []uint64 {
+		p := point(t, []model.Record{srvClass(t, 3)}, nil, pol, append([]string{"rate=100", "horizon=5000", "bin=0"}, set...)...)
+		_, f := recordPolicy(t, p, 9)
+		var ks []uint64
+		for _, pk := range f.picks {
+			if pk.req.Attempt == 0 {
+				ks = append(ks, pk.req.Key)
+			}
+		}
+		return ks
+	}
+	a, b := keysOf("round_robin", "keys=50"), keysOf("random", "keys=50")
+	if len(a) == 0 || !slices.Equal(a, b) {
+		t.Errorf("round_robin and random saw different keys (%d and %d requests)", len(a), len(b))
+	}
+	if slices.Max(a) > 50 || slices.Min(a) < 1 {
+		t.Errorf("keys outside 1..50: %d..%d", slices.Min(a), slices.Max(a))
+	}
+	for _, x := range keysOf("random") {
+		if x != 0 {
+			t.Fatalf("no keys, but a request carried key %d", x)
+		}
+	}
+}
+
+// Random dispatch thins the key stream at random: every server's cache is an IRM LRU under the whole Zipf law, and
+// theory_hit_ratio (Che) matches the simulated hit ratio over 10 replications within the 99.9% half-width plus Che's
+// computed error against the exact law.
+func TestCacheRandomDispatchTheory(t *testing.T) {
+	const reps = 10
+	p := point(t, []model.Record{srvClass(t, 3)}, nil, "random", "rate=150", "horizon=100000", "warmup=2000", "bin=0",
+		"keys=100", "zipf=1", "cache=10")
+	theory := (Model{}).Theory(p)
+	if theory == nil {
+		t.Fatal("no theory for random dispatch with caches")
+	}
+	row := metrics.NewRow().Row()
+	theory(row)
+	got := metrics.Edit(row).Get(colTheoryHitRatio)
+	var m, m2 float64
+	for rep := range reps {
+		o := run(t, p, uint64(rep+1))
+		var h, l int64
+		for k := range o.hits {
+			h, l = h+o.hits[k], l+o.lookups[k]
+		}
+		x := float64(h) / float64(l)
+		m += x / reps
+		m2 += x * x / reps
+	}
+	sd := math.Sqrt((m2 - m*m) * reps / (reps - 1))
+	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: reps - 1}.Quantile(1-0.001/2) * sd / math.Sqrt(reps)
+	pk := ZipfWeights(100, 1)
+	che, exact := analytic.CheHitRatio(pk, 10), analytic.LRUExactHitRatio(pk, 10)
+	t.Logf("simulated %.5f ± %.5f (99.9%%), Che %.5f, exact %.5f", m, half, che, exact)
+	if !got.Valid || math.Abs(got.F-che) > 1e-12 {
+		t.Errorf("theory_hit_ratio %v, want Che's %v", got, che)
+	}
+	if math.Abs(m-che) > half+math.Abs(che-exact) {
+		t.Errorf("simulated %v ± %v, Che %v (error %v)", m, half, che, che-exact)
+	}
+}

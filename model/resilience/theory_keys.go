@@ -1,0 +1,129 @@
+package resilience
+
+import (
+	"lbsweep/analytic"
+	"lbsweep/model"
+	"lbsweep/model/policy"
+	"lbsweep/results/schema"
+)
+
+// Theory sources of the keys' and caches' columns.
+const (
+	SourceCheRandom = "Che's LRU approximation (Che et al. 2002; analytic.CheHitRatio): random dispatch thins the i.i.d. Zipf key stream at random, so each server's cache sees an independent reference stream with the whole law p"
+	SourceCheRing   = "Che's LRU approximation per server over the keys its ring owns (first server in the fleet clockwise from the key's hash, hashing.NewRing with the policy's ring), p restricted and renormalized, weighted by the server's traffic share"
+	SourceEpochs    = "per fleet epoch between the timeline's adds, weighted by the epoch's share of the window (an added server's cold start not modelled)"
+	SourceMoved     = "keys moved by a join: 1/(n+1) of the keys for an ideal consistent hash (Karger et al. 1997)"
+)
+
+// fleetEpochs returns the fleets of point c over its window, one per stretch between the timeline's adds, with the
+// stretches' shares of the window.
+func fleetEpochs(c config) (fleets [][]bool, shares []float64) {
+	fleet := make([]bool, 0, c.n)
+	for _, cl := range c.classes {
+		for range cl.count {
+			fleet = append(fleet, cl.active)
+		}
+	}
+	from := c.warmup
+	window := c.horizon - c.warmup
+	for _, ch := range c.timeline {
+		if ch.action != Add {
+			continue
+		}
+		if ch.at > from {
+			fleets, shares = append(fleets, append([]bool(nil), fleet...)), append(shares, (ch.at-from)/window)
+			from = ch.at
+		}
+		k := ch.server
+		if k < 0 {
+			for i, a := range fleet {
+				if !a {
+					k = i
+					break
+				}
+			}
+		}
+		fleet[k] = true
+	}
+	return append(fleets, fleet), append(shares, (c.horizon-from)/window)
+}
+
+// cacheTheoryApplies reports whether point c's caches see an independent reference stream per server between
+// fleet changes: no retries or hedges (a retry repeats its key), no kills (a kill empties a cache).
+func cacheTheoryApplies(c config) bool {
+	if c.cache == 0 || c.retries > 0 || c.hedging() {
+		return false
+	}
+	for _, ch := range c.timeline {
+		if ch.action == Kill {
+			return false
+		}
+	}
+	return true
+}
+
+// theoryKeys fills the keys' and caches' theory columns of point p (c resolved from it, tr its policy's traits) and
+// returns their sources ("" when none applies). owners, when not nil, maps a fleet to each key's server (index
+// r−1) for a key-affine policy (ring_hash); random dispatch needs none.
+func theoryKeys(p model.Point, c config, tr policy.Traits, cells map[schema.Column]schema.Cell) []string {
+	var sources []string
+	owners := keyOwners(p, c)
+	if cacheTheoryApplies(c) && (tr.Family == policy.FamilyRandom || owners != nil) {
+		pk := ZipfWeights(c.keys, c.zipf)
+		fleets, shares := fleetEpochs(c)
+		h := 0.0
+		for e, fleet := range fleets {
+			if owners == nil {
+				h += shares[e] * analytic.CheHitRatio(pk, float64(c.cache))
+				continue
+			}
+			own := owners(fleet)
+			per := make([][]float64, c.n)
+			for r, k := range own {
+				per[k] = append(per[k], pk[r])
+			}
+			for _, q := range per {
+				total := 0.0
+				for _, x := range q {
+					total += x
+				}
+				if total == 0 {
+					continue
+				}
+				for i := range q {
+					q[i] /= total
+				}
+				h += shares[e] * total * analytic.CheHitRatio(q, float64(c.cache))
+			}
+		}
+		cells[colTheoryHitRatio] = schema.Float(h)
+		if owners == nil {
+			sources = append(sources, SourceCheRandom)
+		} else {
+			sources = append(sources, SourceCheRing)
+		}
+		if len(fleets) > 1 {
+			sources = append(sources, SourceEpochs)
+		}
+	}
+	if owners != nil && c.keys > 0 {
+		fleets, _ := fleetEpochs(c)
+		if len(fleets) > 1 {
+			n := 0
+			for _, a := range fleets[0] {
+				if a {
+					n++
+				}
+			}
+			cells[colTheoryKeysMoved] = schema.Float(1 / float64(n+1))
+			sources = append(sources, SourceMoved)
+		}
+	}
+	return sources
+}
+
+// keyOwners returns, for a key-affine policy with a closed form (ring_hash), the function mapping a fleet to each
+// key's server; nil for every other policy.
+func keyOwners(p model.Point, c config) func(fleet []bool) []int {
+	return nil
+}
