@@ -9,6 +9,7 @@ import (
 
 	"lbsweep/analytic"
 	"lbsweep/model"
+	"lbsweep/model/policy"
 	"lbsweep/model/sim"
 )
 
@@ -154,5 +155,40 @@ func TestCacheRandomDispatchTheory(t *testing.T) {
 	}
 	if math.Abs(m-che) > half+math.Abs(che-exact) {
 		t.Errorf("simulated %v ± %v, Che %v (error %v)", m, half, che, che-exact)
+	}
+}
+
+// modKeys sends key r to the (r mod m)-th eligible server, m the eligible count: a hash whose join moves most keys.
+type modKeys struct{}
+
+func (modKeys) Pick(v policy.View, r policy.Request, _ *sim.Rand) int {
+	var ok []int
+	for k := range v.Loads.N() {
+		if v.Eligible == nil || v.Eligible[k] {
+			ok = append(ok, k)
+		}
+	}
+	return ok[int(r.Key)%len(ok)]
+}
+
+// keys_moved counts, of the keys requested before and after the first add, those whose server changed: with r mod
+// 2 against r mod 3 over keys 1..60, all requested on both sides, the keys with r mod 6 ∉ {0, 1} move: exactly 2/3.
+func TestKeysMoved(t *testing.T) {
+	p := point(t, []model.Record{srvClass(t, 2), srvClass(t, 1, "active=false")}, []model.Record{entry(t, 5000, "add")},
+		"random", "rate=200", "horizon=10000", "bin=0", "keys=60", "zipf=0")
+	o := simulateWith(t, p, 1, modKeys{})
+	if o.keysBoth != 60 || o.keysMoved != 40 {
+		t.Errorf("keys_both %d, moved %d: want 60 and 40", o.keysBoth, o.keysMoved)
+	}
+}
+
+// A kill empties the server's cache: with every key fitting, the misses are exactly the distinct keys before the
+// kill and again after the restart (all 10 requested on both sides at 100 requests/s over 4 s each).
+func TestKillEmptiesCache(t *testing.T) {
+	p := point(t, []model.Record{srvClass(t, 1)}, []model.Record{entry(t, 4000, "kill"), entry(t, 4100, "restart")},
+		"random", "rate=100", "horizon=8100", "bin=0", "keys=10", "zipf=0", "cache=10")
+	o := run(t, p, 3)
+	if miss := o.lookups[0] - o.hits[0]; miss != 20 {
+		t.Errorf("%d misses in %d lookups, want 20 (10 keys, cold twice)", miss, o.lookups[0])
 	}
 }

@@ -412,7 +412,8 @@ func (Model) Metrics() []schema.Column { return metrics.Columns() }
 // of both, so within 2× for up to 3 retries) times 1 + the hedged share with no queueing (config.hedgeShare), a
 // pick's server reads (policy.Traits.Reads) at an eighth of an event each, the GC pauses' events, and the fixes'
 // periodic timers (outlier detection's interval, A58's report windows and updates) at an eighth of an event per
-// server a tick visits.
+// server a tick visits, and with keys the alias table's and the caches' key indexes at an eighth of an event per
+// entry.
 func (Model) Cost(p model.Point) float64 {
 	cfg := configOf(p)
 	requests := cfg.requestsEstimate()
@@ -428,7 +429,14 @@ func (Model) Cost(p model.Point) float64 {
 	attempts := requests * math.Sqrt(1+float64(cfg.retries)) * (1 + cfg.hedgeShare())
 	ps := cfg.policyServers()
 	reads := float64(policyConfig(p).Traits(ps).Reads) // a pick's server reads: a full scan costs n
-	return attempts*(6+reads/8) + gc + float64(len(cfg.timeline))
+	keys := 0.0 // the alias table's build and each cache's key index, an eighth of an event per entry
+	if cfg.keys > 0 {
+		keys = float64(cfg.keys) / 8
+		if cfg.cache > 0 {
+			keys += float64(cfg.keys*cfg.n) / 8
+		}
+	}
+	return attempts*(6+reads/8) + gc + float64(len(cfg.timeline)) + keys
 }
 
 // EventsPerSecond implements model.Rater: 5·10^6 events per CPU-second, between the benchmarks' rr-slow-like
