@@ -429,7 +429,8 @@ func (Model) Cost(p model.Point) float64 {
 	attempts := requests * math.Sqrt(1+float64(cfg.retries)) * (1 + cfg.hedgeShare())
 	ps := cfg.policyServers()
 	reads := float64(policyConfig(p).Traits(ps).Reads) // a pick's server reads: a full scan costs n
-	keys := 0.0                                        // the alias table's build and each cache's key index, an eighth of an event per entry
+	// The alias table's build and each cache's key index, an eighth of an event per entry.
+	keys := 0.0
 	if cfg.keys > 0 {
 		keys = float64(cfg.keys) / 8
 		if cfg.cache > 0 {
