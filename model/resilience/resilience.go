@@ -60,6 +60,14 @@
 // `fault_level`, fault_window measures how long the balancer keeps feeding the server of the first timeline fail
 // (faultwindow.go); the series' `sent` column counts each server's attempts per bin.
 //
+// # Keys and caches (issue 16; keys.go)
+//
+// With `keys`, each request carries a key, its popularity rank drawn from Zipf(`zipf`), which the policy sees
+// (policy.Request.Key) and its retries and hedges keep; with `cache`, each server holds an LRU cache of keys,
+// looked up when an attempt starts service, a hit doing `hit_cost` of the miss's work, emptied by a kill. Measured:
+// hit_ratio (overall, per server, its min and max), load_peak_to_mean and keys_moved by the first timeline add;
+// theory: Che's approximation (analytic/che.go) for random dispatch and for ring_hash.
+//
 // # Engine
 //
 // One future-event list with handles (sim.Events): arrivals, hops, service completions, timeouts, backoffs, GC
@@ -71,7 +79,8 @@
 //
 // Streams (sim.NewRand of the run seed): arrival and think times; first attempts' work and error draws (one pair per
 // request, in arrival order, so policies compared at a point see the same requests: common random numbers); retries'
-// draws and backoff jitter; network hop times (exponential hops only); and the policy's own draws. The timeline and
+// draws and backoff jitter; network hop times (exponential hops only); the requests' keys (one draw per request, in
+// arrival order, with keys only); and the policy's own draws. The timeline and
 // the series bin are twin parameters (model.Param.Twin), left out of the run seed: a run with one more timeline
 // change at time t draws exactly the same numbers as the run without it until t, so their time series agree before
 // t (causality; a test checks it).
