@@ -381,7 +381,7 @@ func (Model) Check(p model.Point, _ model.CheckOptions) (warnings []string, err 
 		}
 		return nil, err
 	}
-	return nil, nil
+	return nil, policy.CheckUnkeyed(configOf(p).Traits(policyServers(cs)), policy.Registry[p[pPolicy].I].Name)
 }
 
 // Cost implements model.Model: about two events per request, and a scan of the servers per pick.

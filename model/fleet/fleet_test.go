@@ -421,3 +421,21 @@ func TestCheckErrors(t *testing.T) {
 func runRow(m model.Model, p model.Point, seed model.Seed) (schema.Row, error) {
 	return model.RunRow(context.Background(), m, p, seed)
 }
+
+// The fleet's requests carry no key: a keyed policy (least_outstanding with tie = key, ring_hash) is refused with an
+// Issue naming policy.
+func TestKeyedPoliciesRefused(t *testing.T) {
+	p := point(t, sinkhole(false), 0.2, 100, "least_outstanding")
+	p[model.Index(params, "tie")] = model.IntValue(int64(policy.TieKey))
+	_, err := Model{}.Check(p, model.CheckOptions{})
+	if is, ok := err.(model.Issue); !ok || is.Param != "policy" {
+		t.Errorf("tie = key: Check = %v, want an issue for policy", err)
+	}
+	p[model.Index(params, "tie")] = model.Value{}
+	p[pPolicy] = model.IntValue(int64(slices.Index(policy.Names(), "ring_hash")))
+	p[model.Index(params, "min_ring_size")] = model.IntValue(1024)
+	_, err = Model{}.Check(p, model.CheckOptions{})
+	if is, ok := err.(model.Issue); !ok || is.Param != "policy" {
+		t.Errorf("ring_hash: Check = %v, want an issue for policy", err)
+	}
+}

@@ -126,7 +126,7 @@ func (p *ewma) score(l *sim.Levels, k int) float64 {
 }
 
 // Pick implements Policy.
-func (p *ewma) Pick(v View, _ Request, r *sim.Rand) int { return p.pick(v, r, p) }
+func (p *ewma) Pick(v View, req Request, r *sim.Rand) int { return p.pick(v, req.Key, r, p) }
 
 // Observe implements Observer: the estimate moves toward latency; ewma_success counts the outcome (OK a success,
 // anything else a failure).

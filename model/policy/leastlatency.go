@@ -130,7 +130,7 @@ func (c LeastLatencyConfig) Traits(s Servers) Traits {
 func (p *leastLatency) score(_ *sim.Levels, k int) float64 { return p.est[k] }
 
 // Pick implements Policy.
-func (p *leastLatency) Pick(v View, _ Request, r *sim.Rand) int { return p.pick(v, r, p) }
+func (p *leastLatency) Pick(v View, req Request, r *sim.Rand) int { return p.pick(v, req.Key, r, p) }
 
 // Observe implements Observer: server k answered after latency at time now; every outcome but Cancelled is a sample
 // (see leastLatency). It panics if now precedes k's last sample (a model reporting out of time order).

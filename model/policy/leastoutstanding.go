@@ -40,4 +40,6 @@ type leastOutstanding struct {
 func (p *leastOutstanding) score(l *sim.Levels, k int) float64 { return float64(l.Len(k)) }
 
 // Pick implements Policy.
-func (p *leastOutstanding) Pick(v View, _ Request, r *sim.Rand) int { return p.pick(v, r, p) }
+func (p *leastOutstanding) Pick(v View, req Request, r *sim.Rand) int {
+	return p.pick(v, req.Key, r, p)
+}

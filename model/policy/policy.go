@@ -216,6 +216,10 @@ const (
 	TieFirst Tie = iota
 	// TieRandom: uniformly at random among the tied candidates.
 	TieRandom
+	// TieKey: the tied candidate k with the highest KeyTieWeight(Request.Key, k): rendezvous hashing among the tied
+	// (seed 001: "a tie-breaking rule based on the request's key, so that requests for the same key that find equal
+	// loads land on the same backend"). No random number is drawn; the policy becomes keyed (Traits.Keyed).
+	TieKey
 )
 
 // When is when a model reports a request's latency and outcome to a policy that observes (Traits.Observe; the
@@ -246,6 +250,11 @@ const (
 	// SplitWeighted: the picks ignore the loads and server k gets Weight[k]/ΣWeight of the arrivals (1/n when
 	// Servers.Weight is nil).
 	SplitWeighted
+	// SplitByKey: the picks ignore the loads and follow the request's key (ring_hash): server k gets the popularity
+	// of the keys it owns, which depends on the key law and the ring, so no share is known from the servers alone.
+	// Such a policy is Keyed; a model that computes shares from the Split must compute them from its keys or
+	// declare none.
+	SplitByKey
 )
 
 // Sequence names the deterministic pick order of a policy that cycles through the servers whatever the loads.
@@ -315,6 +324,20 @@ type Traits struct {
 	// jsq (its sorted levels give the shortest queue in O(1)), 0 for the policies that read none; the work per pick,
 	// in server reads.
 	Reads int
+	// Keyed reports whether Pick reads Request.Key (the hashing policies, and the key tie-break). A model whose
+	// requests carry no key must refuse keyed policies (CheckUnkeyed): every request would have key 0.
+	Keyed bool
+}
+
+// CheckUnkeyed returns a model.Issue naming "policy" when t is a keyed policy's traits (Traits.Keyed), for the models
+// whose requests carry no key (the supermarket family, the fleet, the WRR sequence); nil otherwise. name is the
+// policy's registered name, quoted in the message.
+func CheckUnkeyed(t Traits, name string) error {
+	if !t.Keyed {
+		return nil
+	}
+	return issue("policy", "%s reads the request's key, but this model's requests carry none (every key would be 0): "+
+		"use a keyed model (resilience with keys) or a policy that ignores keys (tie = key also reads the key)", name)
 }
 
 // Config is one policy's typed arguments, as its build function decodes them from a point. Each policy file declares
@@ -342,11 +365,15 @@ const (
 	argTie
 	argAlpha
 	argObserve
+	argMinRingSize
+	argEpsilon
+	argCandidates
 	numArgs
 )
 
 // Params declares the policy arguments' columns, in this order (the results columns d, replacement, choice_count,
-// full_scan, active_request_bias, tau, default_rtt, tie, alpha, observe: null for the policies that do not take
+// full_scan, active_request_bias, tau, default_rtt, tie, alpha, observe, min_ring_size, epsilon, candidates: null for
+// the policies that do not take
 // them). Which policy takes which, and with what default, is the policy's own declaration (Entry.Args).
 var Params = []model.Param{
 	argD: {Name: "d", Kind: model.Int, Policy: true,
@@ -363,12 +390,18 @@ var Params = []model.Param{
 		Doc: "peak_ewma, least_latency: decay time constant of the RTT estimate, > 0 (tower decay, Finagle decayTime; least_latency's default 1000 is seed 004's 1 s in ms); null for other policies"},
 	argDefaultRTT: {Name: "default_rtt", Kind: model.Float, Policy: true, Unit: "model time units",
 		Doc: "peak_ewma, least_latency: RTT estimate before the first response, ≥ 0 (tower default_rtt; default 1); null for other policies"},
-	argTie: {Name: "tie", Kind: model.Enum, Choices: []string{"first", "random"}, Policy: true,
-		Doc: "least_outstanding, ewma, ewma_success, least_latency: a tie on the lowest score goes to the first candidate (first: list order, or the random sample order with d; Python's min, seed 000 §5.3) or to a uniformly random one (random); null for other policies"},
+	argTie: {Name: "tie", Kind: model.Enum, Choices: []string{"first", "random", "key"}, Policy: true,
+		Doc: "least_outstanding, ewma, ewma_success, least_latency: a tie on the lowest score goes to the first candidate (first: list order, or the random sample order with d; Python's min, seed 000 §5.3), to a uniformly random one (random), or to the tied candidate with the highest hash of (request key, server) (key: rendezvous among the tied, seed 001's key-based tie-break; a keyed policy); null for other policies"},
 	argAlpha: {Name: "alpha", Kind: model.Float, Policy: true,
 		Doc: "ewma, ewma_success: weight of each observed latency, estimate ← (1−α)·estimate + α·latency, 0 < α ≤ 1 (seed 000 §5.4, default 0.2); null for other policies"},
 	argObserve: {Name: "observe", Kind: model.Enum, Choices: []string{"completion", "dispatch"}, Policy: true,
 		Doc: "ewma, ewma_success: when a request's latency (and outcome) is observed: completion (when the response arrives, as real clients) or dispatch (its eventual latency at once, as seed 000's toy; fleet only); null for other policies"},
+	argMinRingSize: {Name: "min_ring_size", Kind: model.Int, Policy: true, Unit: "ring entries",
+		Doc: "ring_hash, bounded_load, hash_p2c: entries in the whole hash ring (Envoy v1.31.0 RingHash minimum_ring_size, default 1024; each server gets about min_ring_size·weight share, at least one), 1 ≤ min_ring_size ≤ 8388608 (Envoy's bound); null for other policies"},
+	argEpsilon: {Name: "epsilon", Kind: model.Float, Policy: true,
+		Doc: "bounded_load: load slack ε > 0, each server's cap ⌈(1+ε)(in flight + 1)/servers⌉ (Mirrokni, Thorup & Zadimoghaddam 2018; seed 004's default 0.25; Envoy's hash_balance_factor and HAProxy's hash-balance-factor are 100·(1+ε)); null for other policies"},
+	argCandidates: {Name: "candidates", Kind: model.Int, Policy: true,
+		Doc: "hash_p2c: size k of the key's candidate set, the first k distinct eligible servers clockwise on the ring, 1 ≤ k ≤ n (default 2; k = 1 is ring_hash, k = n two choices); null for other policies"},
 }
 
 // Values are a point's policy arguments, one per column of Params in its order; null where the policy does not take
@@ -408,6 +441,9 @@ var Registry = []Entry{
 	{Name: "ewma", Doc: ewmaDoc, Args: ewmaArgs, Build: buildEWMA},
 	{Name: "ewma_success", Doc: ewmaSuccessDoc, Args: ewmaArgs, Build: buildEWMASuccess},
 	{Name: "least_latency", Doc: leastLatencyDoc, Args: leastLatencyArgs, Build: buildLeastLatency},
+	{Name: "ring_hash", Doc: ringHashDoc, Args: ringHashArgs, Build: buildRingHash},
+	{Name: "bounded_load", Doc: boundedLoadDoc, Args: boundedLoadArgs, Build: buildBoundedLoad},
+	{Name: "hash_p2c", Doc: hashP2CDoc, Args: hashP2CArgs, Build: buildHashP2C},
 }
 
 // Names returns the registered names in Registry order (the choices of a model's "policy" parameter).

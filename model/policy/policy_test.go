@@ -34,11 +34,14 @@ func levelsOf(lengths ...int) *sim.Levels {
 
 // variant is one registered policy with one choice of arguments. ordered marks a variant that breaks ties by list
 // order (a scoring policy with tie = first and no d): when all servers look alike it picks server 0, by design.
+// keyed marks a variant whose picks follow the request's key (Traits.Keyed): with one key its picks are not spread
+// uniformly, by design (keyed_test.go tests them).
 type variant struct {
 	name    string
 	e       Entry
 	set     map[string]model.Value // arguments set, by name; the others take e's defaults (tau = 10)
 	ordered bool
+	keyed   bool
 }
 
 // valuesOf returns e's argument values: e's defaults, tau = 10 (peak_ewma requires it), and set over them.
@@ -84,7 +87,8 @@ func (v variant) policy(t testing.TB, s Servers) Policy {
 // variants lists every registry entry with the arguments worth testing at n servers: jsq_d with d ∈ {1, 2, 3, n}
 // (those ≤ n) and replacement false and true; least_request with choice_count 1, 2, 3, full scan, and bias 0; the
 // scoring policies (least_outstanding, ewma, ewma_success) with no d and d ∈ {1, 2, 3, n}, each with tie first and
-// random, and the EWMA ones also observing at dispatch; the others with the default arguments.
+// random and key, and the EWMA ones also observing at dispatch; hash_p2c with candidates 1, 2, 3, n; bounded_load with
+// ε = 0.25 and 0.01; ring_hash with min_ring_size 1024 and 1; the others with the default arguments.
 func variants(n int) []variant {
 	var vs []variant
 	i64 := func(x int) model.Value { return model.IntValue(int64(x)) }
@@ -105,17 +109,18 @@ func variants(n int) []variant {
 				if d > n {
 					continue
 				}
-				for _, tie := range []Tie{TieFirst, TieRandom} {
+				for _, tie := range []Tie{TieFirst, TieRandom, TieKey} {
 					set := map[string]model.Value{"tie": i64(int(tie))}
 					if d > 0 {
 						set["d"] = i64(d)
 					}
 					name := fmt.Sprintf("%s(d=%d,tie=%d)", e.Name, d, tie)
-					vs = append(vs, variant{name: name, e: e, set: set, ordered: d == 0 && tie == TieFirst})
+					keyed := tie == TieKey && d != 1
+					vs = append(vs, variant{name: name, e: e, set: set, ordered: d == 0 && tie == TieFirst, keyed: keyed})
 					if e.Takes("observe") {
 						set := maps.Clone(set)
 						set["observe"] = i64(1) // dispatch
-						vs = append(vs, variant{name: name + "(observe=dispatch)", e: e, set: set, ordered: d == 0 && tie == TieFirst})
+						vs = append(vs, variant{name: name + "(observe=dispatch)", e: e, set: set, ordered: d == 0 && tie == TieFirst, keyed: keyed})
 					}
 				}
 			}
@@ -126,6 +131,23 @@ func variants(n int) []variant {
 			}
 			vs = append(vs, variant{name: e.Name + "(full_scan)", e: e, set: map[string]model.Value{"full_scan": model.BoolValue(true)}},
 				variant{name: e.Name + "(bias=0)", e: e, set: map[string]model.Value{"active_request_bias": model.FloatValue(0)}})
+		case e.Takes("candidates"):
+			for _, k := range slices.Compact([]int{1, 2, 3, n}) {
+				if k <= n {
+					vs = append(vs, variant{name: fmt.Sprintf("%s(candidates=%d)", e.Name, k), e: e, keyed: k < n || k == 1,
+						set: map[string]model.Value{"candidates": i64(k)}})
+				}
+			}
+		case e.Takes("epsilon"):
+			for _, eps := range []float64{0.25, 0.01} {
+				vs = append(vs, variant{name: fmt.Sprintf("%s(epsilon=%v)", e.Name, eps), e: e, keyed: true,
+					set: map[string]model.Value{"epsilon": model.FloatValue(eps)}})
+			}
+		case e.Takes("min_ring_size"):
+			for _, size := range []int{1024, 1} {
+				vs = append(vs, variant{name: fmt.Sprintf("%s(min_ring_size=%d)", e.Name, size), e: e, keyed: true,
+					set: map[string]model.Value{"min_ring_size": i64(size)}})
+			}
 		default:
 			vs = append(vs, variant{name: e.Name, e: e})
 		}
@@ -223,7 +245,7 @@ func TestRegistryDeterministic(t *testing.T) {
 
 // TestRegistryUniformWhenAlike: when every server has the same queue (all empty, all at 3), every policy spreads its
 // picks uniformly (chi-square goodness of fit over n = 10 servers), except the variants that break ties by list
-// order, which pick server 0 every time.
+// order, which pick server 0 every time, and the keyed ones, whose picks follow the key (one key here).
 func TestRegistryUniformWhenAlike(t *testing.T) {
 	const n = 10
 	for _, q := range []int{0, 3} {
@@ -234,6 +256,9 @@ func TestRegistryUniformWhenAlike(t *testing.T) {
 		l := levelsOf(lengths...)
 		for i, v := range variants(n) {
 			r := sim.NewRand(uint64(q), uint64(i))
+			if v.keyed {
+				continue
+			}
 			counts := histogram(v.policy(t, Servers{N: n}), l, r)
 			if v.ordered {
 				if counts[0] != picks {

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"lbsweep/model"
+	"lbsweep/model/hashing"
 	"lbsweep/model/sim"
 )
 
@@ -10,7 +11,9 @@ import (
 // (d = 0), or d distinct servers sampled uniformly in random order (power of d choices over the same score, the
 // toy's rng.sample(fleet, d)). A tie on the lowest score goes to the first tied candidate in that order (TieFirst:
 // Python's min, so list order decides a full scan's ties and the random sample order a sample's) or to a uniformly
-// random tied one (TieRandom, by reservoir sampling: one draw per tie met, none when nothing ties).
+// random tied one (TieRandom, by reservoir sampling: one draw per tie met, none when nothing ties), or to the tied
+// one with the highest KeyTieWeight for the request's key (TieKey: rendezvous among the tied, no draw; the weights are
+// hashed only once a tie is met).
 //
 // Sampling is a partial Fisher–Yates shuffle of a persistent permutation of 0..n−1: each pick's first d entries are a
 // uniformly random ordered d-subset, whatever order earlier picks left behind (d draws per pick).
@@ -35,7 +38,7 @@ type scores interface {
 type ScoreConfig struct {
 	// D is the power-of-d sample size, 1 ≤ D ≤ n, or 0 (d null) for every server in list order.
 	D int
-	// Tie breaks ties on the lowest score (`tie`, default first).
+	// Tie breaks ties on the lowest score (`tie`, default first; TieKey makes the policy keyed).
 	Tie Tie
 }
 
@@ -61,7 +64,7 @@ func (c ScoreConfig) check(s Servers) error {
 // traits are the facts the candidate rule decides: one candidate (d = 1) ignores the loads; a full scan reads every
 // server; eligibility is honored.
 func (c ScoreConfig) traits(s Servers) Traits {
-	t := Traits{Eligibility: true, Reads: c.D}
+	t := Traits{Eligibility: true, Reads: c.D, Keyed: c.Tie == TieKey && c.D != 1} // one candidate never ties
 	if c.D == 0 {
 		t.Reads = s.N
 	}
@@ -82,8 +85,13 @@ func newScorer(c ScoreConfig, n int) scorer {
 	return s
 }
 
-// pick returns the candidate with the lowest score under f.
-func (s *scorer) pick(v View, r *sim.Rand, f scores) int {
+// KeyTieWeight is server k's rendezvous (highest random weight) weight for key under tie = key: hashing.Key(key, k),
+// xxHash64 of the key seeded by the server index, so for one key the servers' weights are independent uniform draws
+// and the highest among any tied set is a fixed server, uniform over the set across keys.
+func KeyTieWeight(key uint64, k int) uint64 { return hashing.Key(key, uint64(k)) }
+
+// pick returns the candidate with the lowest score under f; key is the request's key (read only with TieKey).
+func (s *scorer) pick(v View, key uint64, r *sim.Rand, f scores) int {
 	cand := s.all
 	switch {
 	case v.Eligible != nil:
@@ -116,6 +124,7 @@ func (s *scorer) pick(v View, r *sim.Rand, f scores) int {
 	s.cand = cand
 	l := v.Loads
 	best, low, tied := cand[0], f.score(l, cand[0]), 1
+	var bw uint64 // with TieKey and tied > 1: best's KeyTieWeight
 	for _, k := range cand[1:] {
 		switch x := f.score(l, k); {
 		case x < low:
@@ -124,6 +133,13 @@ func (s *scorer) pick(v View, r *sim.Rand, f scores) int {
 			tied++
 			if r.IntN(tied) == 0 {
 				best = k
+			}
+		case x == low && s.tie == TieKey:
+			if tied++; tied == 2 {
+				bw = KeyTieWeight(key, best)
+			}
+			if w := KeyTieWeight(key, k); w > bw {
+				best, bw = k, w
 			}
 		}
 	}

@@ -18,7 +18,7 @@ var serverSets = []Servers{
 // A policy whose picks ignore the loads must say so (Traits.Split), and one that declares a static split must ignore
 // them: every variant, over equal and unequal weights, picks 300 times on two fixed views, all servers idle and
 // loads n−1, …, 1, 0 (so the shortest queue is not server 0, which first-wins ties pick on idle servers), from
-// identically seeded generators. An Observer is also told, after each pick, the latency its view implies (one time
+// identically seeded generators, the requests cycling through 17 keys. An Observer is also told, after each pick, the latency its view implies (one time
 // unit per request at the server, its own included, answered at once), since that is how a latency-scoring policy
 // (least_latency) reads the loads. The two pick sequences are equal exactly when the policy declares a static split.
 // This is what keeps a new load-blind policy from silently switching off the supermarket's instability check.
@@ -42,7 +42,7 @@ func TestRegistryLoadBlindDeclared(t *testing.T) {
 			ra, rb := sim.NewRand(5, 5), sim.NewRand(5, 5)
 			same := true
 			for i := range 300 {
-				req := Request{Now: float64(i)}
+				req := Request{Key: uint64(i % 17), Now: float64(i)} // keyed policies see several keys
 				a, b := pa.Pick(view(idle), req, ra), pb.Pick(view(loaded), req, rb)
 				if a != b {
 					same = false

@@ -23,6 +23,7 @@ type Levels struct {
 
 	min              int32   // shortest queue now
 	max              int32   // longest queue now
+	total            int64   // Σ_k q[k]: jobs at all servers
 	areaMax, lastMax float64 // ∫ max_k q_k dt up to lastMax
 	peak             int32   // longest queue since Mark
 
@@ -86,6 +87,10 @@ func (l *Levels) Shortest() (m int32, ties int) {
 // Sorted returns the server at rank i (0 ≤ i < N) in increasing order of queue length.
 func (l *Levels) Sorted(i int) int { return int(l.perm[i]) }
 
+// Total is the number of jobs at all servers, Σ_k Len(k), kept as a running count (O(1); what a bounded-load policy
+// reads as the balancer's requests in flight).
+func (l *Levels) Total() int64 { return l.total }
+
 // Max is the longest queue now.
 func (l *Levels) Max() int32 { return l.max }
 
@@ -105,6 +110,7 @@ func (l *Levels) Up(k int, t float64) {
 	l.perm[j], l.pos[k] = int32(k), j
 	l.start[q+1] = j
 	l.q[k] = q + 1
+	l.total++
 	if j == 0 { // every server now has more than q jobs: bucket q was the shortest and is empty
 		l.min = q + 1
 	}
@@ -129,6 +135,7 @@ func (l *Levels) Down(k int, t float64) {
 	l.perm[j], l.pos[k] = int32(k), j
 	l.start[q] = j + 1
 	l.q[k] = q - 1
+	l.total--
 	if q == l.min {
 		l.min = q - 1
 	}

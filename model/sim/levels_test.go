@@ -98,6 +98,13 @@ func checkState(t *testing.T, l *Levels, m *naiveLevels, step int) {
 	if l.N() != n {
 		fail("N() = %d, want %d", l.N(), n)
 	}
+	sum := 0
+	for _, q := range m.q {
+		sum += q
+	}
+	if l.Total() != int64(sum) {
+		fail("Total() = %d, want %d", l.Total(), sum)
+	}
 	for k := range n {
 		if got := l.Len(k); int(got) != m.q[k] {
 			fail("Len(%d) = %d, want %d", k, got, m.q[k])

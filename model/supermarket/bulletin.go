@@ -119,6 +119,9 @@ func (BulletinBoard) Check(p model.Point, o model.CheckOptions) (warnings []stri
 	if cfg.Traits(ps).Observe == policy.AtDispatch {
 		return nil, errNoForesight
 	}
+	if err := policy.CheckUnkeyed(cfg.Traits(ps), policy.Registry[p[bPolicy].I].Name); err != nil {
+		return nil, err
+	}
 	if lambda >= 1 {
 		msg := fmt.Sprintf("λ = %v ≥ 1: the system is unstable (queues grow without bound)", lambda)
 		if !o.AllowUnstable {

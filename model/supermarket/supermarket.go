@@ -284,6 +284,9 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 	if cfg.Traits(ps).Observe == policy.AtDispatch {
 		return nil, errNoForesight
 	}
+	if err := policy.CheckUnkeyed(cfg.Traits(ps), policy.Registry[p[pPolicy].I].Name); err != nil {
+		return nil, err // before instability: a keyed policy has no share to check
+	}
 	if why := instability(p, srv); why != "" {
 		param := "lambda"
 		if p[pServers].Valid {
@@ -316,7 +319,7 @@ func traitsOf(p model.Point, srv servers) policy.Traits {
 // nil for load-aware policies.
 func (s servers) shares(p model.Point) []float64 {
 	split := traitsOf(p, s).Split
-	if split == policy.LoadAware {
+	if split == policy.LoadAware || split == policy.SplitByKey { // by key: refused by Check (the jobs carry no key)
 		return nil
 	}
 	total := p[pLambda].F * float64(s.n)

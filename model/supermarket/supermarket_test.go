@@ -234,10 +234,14 @@ func TestLittlesLaw(t *testing.T) {
 }
 
 // With one server every policy must pick it, and with common random numbers every policy then sees the same
-// arrivals and services: the results are identical, not just statistically equal.
+// arrivals and services: the results are identical, not just statistically equal. The ring policies read keys, which
+// this model's jobs do not have: they are refused (TestKeyedPoliciesRefused).
 func TestOneServerAllPoliciesIdentical(t *testing.T) {
 	var first []results.Cell
 	for _, e := range policy.Registry {
+		if e.Takes("min_ring_size") {
+			continue
+		}
 		d := 0
 		if e.Takes("d") {
 			d = 1
@@ -353,5 +357,34 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 	row, err := Model{}.Run(ctx, p, model.Seed{Run: 1})
 	if elapsed := time.Since(start); err != context.Canceled || row != nil || elapsed > 2*time.Second {
 		t.Errorf("cancelled after 50 ms: row %v, err %v after %v; want context.Canceled within 2 s", row, err, elapsed)
+	}
+}
+
+// The supermarket's and the bulletin board's jobs carry no key: a keyed policy (least_outstanding with tie = key,
+// ring_hash) is refused with an Issue naming policy.
+func TestKeyedPoliciesRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		m     model.Model
+		p     model.Point
+		ps    []model.Param
+		index int
+	}{
+		{"supermarket", Model{}, point(t, 4, 0.5, 100, 10, "least_outstanding", 0, false), params, pPolicy},
+		{"bulletin_board", BulletinBoard{}, boardPoint(t, 4, 0.5, 100, 10, 1, 0, 1, "least_outstanding", 0), boardParams, bPolicy},
+	} {
+		p := tc.p
+		p[model.Index(tc.ps, "tie")] = model.IntValue(int64(policy.TieKey))
+		_, err := tc.m.Check(p, model.CheckOptions{})
+		if is, ok := err.(model.Issue); !ok || is.Param != "policy" {
+			t.Errorf("%s, tie = key: Check = %v, want an issue for policy", tc.name, err)
+		}
+		p[model.Index(tc.ps, "tie")] = model.Value{}
+		p[tc.index] = model.IntValue(policyIndex(t, "ring_hash"))
+		p[model.Index(tc.ps, "min_ring_size")] = model.IntValue(1024)
+		_, err = tc.m.Check(p, model.CheckOptions{})
+		if is, ok := err.(model.Issue); !ok || is.Param != "policy" {
+			t.Errorf("%s, ring_hash: Check = %v, want an issue for policy", tc.name, err)
+		}
 	}
 }

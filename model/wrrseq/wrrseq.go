@@ -190,7 +190,7 @@ func (Model) Check(p model.Point, _ model.CheckOptions) ([]string, error) {
 	if err := cfg.Check(ps); err != nil {
 		return nil, err
 	}
-	return nil, nil
+	return nil, policy.CheckUnkeyed(tr, policy.Registry[p[pPolicy].I].Name)
 }
 
 // Cost implements model.Model: the policy's work over all picks, plus a pass over the servers.

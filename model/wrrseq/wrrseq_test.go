@@ -265,10 +265,14 @@ func TestEqualWeightsAreRoundRobin(t *testing.T) {
 }
 
 // Policies that ignore the weights are measured against the weighted shares; random's deviation with equal weights
-// grows like √t, and every registered policy runs (load-aware ones see idle servers).
+// grows like √t, and every registered policy runs (load-aware ones see idle servers), except the ring policies, which
+// read keys the sequence does not have (TestKeyedPoliciesRefused).
 func TestEveryPolicyRuns(t *testing.T) {
 	w := []float64{3, 2, 1}
 	for _, pol := range policy.Names() {
+		if e, _ := policy.Lookup(pol); e.Takes("min_ring_size") {
+			continue
+		}
 		row := run(t, point(t, w, 100, pol), 7)
 		if row[mPicks].I != 600 || len(row[mCounts].L) != 3 {
 			t.Errorf("%s: picks %d, counts %v", pol, row[mPicks].I, row[mCounts].L)
@@ -370,4 +374,20 @@ func BenchmarkSmoothWRR100Servers(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)*float64(run(b, p, 0)[mPicks].I)/b.Elapsed().Seconds(), "picks/s")
+}
+
+// The sequence's picks carry no key: a keyed policy (least_outstanding with tie = key, ring_hash) is refused with an
+// Issue naming policy.
+func TestKeyedPoliciesRefused(t *testing.T) {
+	p := point(t, []float64{3, 2, 1}, 10, "least_outstanding")
+	p[model.Index(params, "tie")] = model.IntValue(int64(policy.TieKey))
+	_, err := Model{}.Check(p, model.CheckOptions{})
+	if is, ok := err.(model.Issue); !ok || is.Param != "policy" {
+		t.Errorf("tie = key: Check = %v, want an issue for policy", err)
+	}
+	p = point(t, []float64{3, 2, 1}, 10, "ring_hash")
+	_, err = Model{}.Check(p, model.CheckOptions{})
+	if is, ok := err.(model.Issue); !ok || is.Param != "policy" {
+		t.Errorf("ring_hash: Check = %v, want an issue for policy", err)
+	}
 }
