@@ -798,6 +798,8 @@ func checkKeys(p model.Point, cfg config, tr policy.Traits) error {
 	case p[pHitCost].Valid && !(p[pHitCost].F >= 0 && p[pHitCost].F <= 1):
 		return bad("hit_cost", "%v: need 0 ≤ hit_cost ≤ 1", p[pHitCost].F)
 	}
-	_ = tr
+	if !p[pKeys].Valid {
+		return policy.CheckUnkeyed(tr, policy.Registry[p[pPolicy].I].Name)
+	}
 	return nil
 }

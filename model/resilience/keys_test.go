@@ -11,6 +11,7 @@ import (
 	"lbsweep/model"
 	"lbsweep/model/policy"
 	"lbsweep/model/sim"
+	"lbsweep/results/schema"
 )
 
 // The alias table draws Zipf(1) over 10 keys with the right frequencies: each of 10^6 draws' counts within 5
@@ -190,5 +191,103 @@ func TestKillEmptiesCache(t *testing.T) {
 	o := run(t, p, 3)
 	if miss := o.lookups[0] - o.hits[0]; miss != 20 {
 		t.Errorf("%d misses in %d lookups, want 20 (10 keys, cold twice)", miss, o.lookups[0])
+	}
+}
+
+// theoryOf returns point p's theory column col (null when none).
+func theoryOf(p model.Point, col schema.Column) schema.Cell {
+	theory := (Model{}).Theory(p)
+	if theory == nil {
+		return schema.Cell{}
+	}
+	row := metrics.NewRow().Row()
+	theory(row)
+	return metrics.Edit(row).Get(col)
+}
+
+// ring_hash sends each key to one server, so each server's cache is an IRM LRU over the keys its ring owns:
+// theory_hit_ratio (Che per server, traffic-weighted) matches the simulated hit ratio over 10 replications within the
+// 99.9% half-width plus Che's error against the exact law computed the same way.
+func TestCacheRingHashTheory(t *testing.T) {
+	const reps, k, c, s = 10, 200, 10, 0.9
+	p := point(t, []model.Record{srvClass(t, 4)}, nil, "ring_hash", "rate=200", "horizon=100000", "warmup=2000", "bin=0",
+		"keys=200", "zipf=0.9", "cache=10")
+	got := theoryOf(p, colTheoryHitRatio)
+	cfg := configOf(p)
+	own := keyOwners(p, cfg)([]bool{true, true, true, true})
+	pk := ZipfWeights(k, s)
+	che, exact := 0.0, 0.0
+	for srv := range 4 {
+		var q []float64
+		total := 0.0
+		for r, o := range own {
+			if o == srv {
+				q = append(q, pk[r])
+				total += pk[r]
+			}
+		}
+		for i := range q {
+			q[i] /= total
+		}
+		che += total * analytic.CheHitRatio(q, c)
+		exact += total * analytic.LRUExactHitRatio(q, c)
+	}
+	if !got.Valid || math.Abs(got.F-che) > 1e-12 {
+		t.Fatalf("theory_hit_ratio %v, want %v", got, che)
+	}
+	var m, m2 float64
+	for rep := range reps {
+		o := run(t, p, uint64(rep+1))
+		var h, l int64
+		for j := range o.hits {
+			h, l = h+o.hits[j], l+o.lookups[j]
+		}
+		x := float64(h) / float64(l)
+		m += x / reps
+		m2 += x * x / reps
+	}
+	sd := math.Sqrt((m2 - m*m) * reps / (reps - 1))
+	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: reps - 1}.Quantile(1-0.001/2) * sd / math.Sqrt(reps)
+	t.Logf("simulated %.5f ± %.5f (99.9%%), Che %.5f, exact %.5f", m, half, che, exact)
+	if math.Abs(m-che) > half+math.Abs(che-exact) {
+		t.Errorf("simulated %v ± %v, Che %v (error %v)", m, half, che, che-exact)
+	}
+}
+
+// ring_hash is deterministic: when every key is requested before and after the add, keys_moved is exactly the ring's
+// share of keys whose owner changes (theory_keys_moved), and only to the new server.
+func TestRingKeysMovedExact(t *testing.T) {
+	p := point(t, []model.Record{srvClass(t, 5), srvClass(t, 1, "active=false")}, []model.Record{entry(t, 10000, "add")},
+		"ring_hash", "rate=500", "horizon=20000", "bin=0", "keys=100", "zipf=0")
+	o := run(t, p, 1)
+	want := theoryOf(p, colTheoryKeysMoved)
+	if o.keysBoth != 100 || !want.Valid || float64(o.keysMoved)/100 != want.F {
+		t.Errorf("keys_both %d, moved %d; theory %v", o.keysBoth, o.keysMoved, want)
+	}
+	t.Logf("moved %d of 100 keys (1/(n+1) = %.3f)", o.keysMoved, 1.0/6)
+}
+
+// Keyed policies need keys; caches, zipf and hit_cost need what they refine.
+func TestKeysCheck(t *testing.T) {
+	for _, c := range []struct {
+		pol   string
+		set   []string
+		param string
+	}{
+		{"ring_hash", nil, "policy"},
+		{"random", []string{"zipf=1"}, "zipf"},
+		{"random", []string{"cache=5"}, "cache"},
+		{"random", []string{"keys=10", "hit_cost=0.5"}, "hit_cost"},
+		{"random", []string{"keys=10", "cache=5", "hit_cost=1.5"}, "hit_cost"},
+		{"random", []string{"keys=0"}, "keys"},
+	} {
+		p := raw(t, []model.Record{srvClass(t, 2)}, nil, c.pol, append([]string{"rate=10", "horizon=1000"}, c.set...)...)
+		if err := (Model{}).Resolve(p); err != nil {
+			t.Fatal(err)
+		}
+		_, err := (Model{}).Check(p, model.CheckOptions{})
+		if is, ok := err.(model.Issue); !ok || is.Param != c.param {
+			t.Errorf("%s %v: %v, want an issue on %s", c.pol, c.set, err, c.param)
+		}
 	}
 }

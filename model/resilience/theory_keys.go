@@ -3,6 +3,7 @@ package resilience
 import (
 	"lbsweep/analytic"
 	"lbsweep/model"
+	"lbsweep/model/hashing"
 	"lbsweep/model/policy"
 	"lbsweep/results/schema"
 )
@@ -12,7 +13,7 @@ const (
 	SourceCheRandom = "Che's LRU approximation (Che et al. 2002; analytic.CheHitRatio): random dispatch thins the i.i.d. Zipf key stream at random, so each server's cache sees an independent reference stream with the whole law p"
 	SourceCheRing   = "Che's LRU approximation per server over the keys its ring owns (first server in the fleet clockwise from the key's hash, hashing.NewRing with the policy's ring), p restricted and renormalized, weighted by the server's traffic share"
 	SourceEpochs    = "per fleet epoch between the timeline's adds, weighted by the epoch's share of the window (an added server's cold start not modelled)"
-	SourceMoved     = "keys moved by a join: 1/(n+1) of the keys for an ideal consistent hash (Karger et al. 1997)"
+	SourceMoved     = "keys moved by the first add: the share of the keys whose ring owner (first server in the fleet clockwise) changes on this ring; an ideal consistent hash moves 1/(n+1) (Karger et al. 1997)"
 )
 
 // fleetEpochs returns the fleets of point c over its window, one per stretch between the timeline's adds, with the
@@ -68,6 +69,9 @@ func cacheTheoryApplies(c config) bool {
 func theoryKeys(p model.Point, c config, tr policy.Traits, cells map[schema.Column]schema.Cell) []string {
 	var sources []string
 	owners := keyOwners(p, c)
+	if owners != nil && (c.cbThreshold > 0 || c.outlier.consecutive > 0) {
+		owners = nil // breakers and ejections change the ring's fleet at times no closed form knows
+	}
 	if cacheTheoryApplies(c) && (tr.Family == policy.FamilyRandom || owners != nil) {
 		pk := ZipfWeights(c.keys, c.zipf)
 		fleets, shares := fleetEpochs(c)
@@ -107,15 +111,15 @@ func theoryKeys(p model.Point, c config, tr policy.Traits, cells map[schema.Colu
 		}
 	}
 	if owners != nil && c.keys > 0 {
-		fleets, _ := fleetEpochs(c)
-		if len(fleets) > 1 {
-			n := 0
-			for _, a := range fleets[0] {
-				if a {
-					n++
+		if fleets, _ := fleetEpochs(c); len(fleets) > 1 {
+			before, after := owners(fleets[0]), owners(fleets[1])
+			moved := 0
+			for r := range before {
+				if before[r] != after[r] {
+					moved++
 				}
 			}
-			cells[colTheoryKeysMoved] = schema.Float(1 / float64(n+1))
+			cells[colTheoryKeysMoved] = schema.Float(float64(moved) / float64(c.keys))
 			sources = append(sources, SourceMoved)
 		}
 	}
@@ -125,5 +129,24 @@ func theoryKeys(p model.Point, c config, tr policy.Traits, cells map[schema.Colu
 // keyOwners returns, for a key-affine policy with a closed form (ring_hash), the function mapping a fleet to each
 // key's server; nil for every other policy.
 func keyOwners(p model.Point, c config) func(fleet []bool) []int {
-	return nil
+	rc, ok := policyConfig(p).(policy.RingHashConfig)
+	if !ok || c.keys == 0 {
+		return nil
+	}
+	ps := c.policyServers()
+	// The policy's ring (Salt 0, its min_ring_size, the servers' weights), built as ring_hash builds it.
+	ring := hashing.NewRing(hashing.RingConfig{N: ps.N, Weights: ps.Weight, MinRingSize: rc.MinRingSize})
+	return func(fleet []bool) []int {
+		own := make([]int, c.keys)
+		for r := range own {
+			i := ring.Find(policy.KeyPosition(uint64(r + 1)))
+			for j := 0; ; j++ { // ring_hash walks past the servers not in the fleet
+				if k := ring.Owner(i + j); fleet[k] {
+					own[r] = k
+					break
+				}
+			}
+		}
+		return own
+	}
 }
