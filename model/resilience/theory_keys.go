@@ -10,7 +10,7 @@ import (
 
 // Theory sources of the keys' and caches' columns.
 const (
-	SourceCheRandom = "Che's LRU approximation (Che et al. 2002; analytic.CheHitRatio): random dispatch thins the i.i.d. Zipf key stream at random, so each server's cache sees an independent reference stream with the whole law p"
+	SourceCheRandom = "Che's LRU approximation (Che et al. 2002; analytic.CheHitRatio): a key-blind policy (random, two choices, …) picks from the past, never the current key, so each server's subsequence of the i.i.d. Zipf keys is i.i.d. with the whole law p"
 	SourceCheRing   = "Che's LRU approximation per server over the keys its ring owns (first server in the fleet clockwise from the key's hash, hashing.NewRing with the policy's ring), p restricted and renormalized, weighted by the server's traffic share"
 	SourceEpochs    = "per fleet epoch between the timeline's adds, weighted by the epoch's share of the window (an added server's cold start not modelled)"
 	SourceMoved     = "keys moved by the first add: the share of the keys whose ring owner (first server in the fleet clockwise) changes on this ring; an ideal consistent hash moves 1/(n+1) (Karger et al. 1997)"
@@ -64,15 +64,17 @@ func cacheTheoryApplies(c config) bool {
 }
 
 // theoryKeys fills the keys' and caches' theory columns of point p (c resolved from it, tr its policy's traits) and
-// returns their sources ("" when none applies). owners, when not nil, maps a fleet to each key's server (index
-// r−1) for a key-affine policy (ring_hash); random dispatch needs none.
+// returns their sources (none when nothing applies). A key-blind policy (not Traits.Keyed) decides from the state,
+// which depends on past keys only, so the keys it sends to a server are still i.i.d. with the whole Zipf law: Che
+// with the whole p applies to each server. ring_hash sends each key to its ring owner: Che per server over its keys.
+// Other keyed policies (bounded_load, hash_p2c, tie = key) mix the key with the loads: no closed form, null.
 func theoryKeys(p model.Point, c config, tr policy.Traits, cells map[schema.Column]schema.Cell) []string {
 	var sources []string
 	owners := keyOwners(p, c)
 	if owners != nil && (c.cbThreshold > 0 || c.outlier.consecutive > 0) {
 		owners = nil // breakers and ejections change the ring's fleet at times no closed form knows
 	}
-	if cacheTheoryApplies(c) && (tr.Family == policy.FamilyRandom || owners != nil) {
+	if cacheTheoryApplies(c) && (!tr.Keyed || owners != nil) {
 		pk := ZipfWeights(c.keys, c.zipf)
 		fleets, shares := fleetEpochs(c)
 		h := 0.0
