@@ -128,11 +128,22 @@ func theoryKeys(p model.Point, c config, tr policy.Traits, cells map[schema.Colu
 	return sources
 }
 
-// keyOwners returns, for a key-affine policy with a closed form (ring_hash), the function mapping a fleet to each
-// key's server; nil for every other policy.
+// keyOwners returns, for a key-affine policy with a closed form (ring_hash, and hash_p2c with one candidate: the
+// same ring), the function mapping a fleet to each key's server; nil for every other policy.
 func keyOwners(p model.Point, c config) func(fleet []bool) []int {
-	rc, ok := policyConfig(p).(policy.RingHashConfig)
-	if !ok || c.keys == 0 {
+	var rc policy.RingConfig
+	switch pc := policyConfig(p).(type) {
+	case policy.RingHashConfig:
+		rc = pc.RingConfig
+	case policy.HashP2CConfig:
+		if pc.K != 1 {
+			return nil
+		}
+		rc = pc.RingConfig // hash_p2c with one candidate is ring_hash over the same ring
+	default:
+		return nil
+	}
+	if c.keys == 0 {
 		return nil
 	}
 	ps := c.policyServers()
