@@ -30,6 +30,11 @@ func TestNoAllocationPerRequest(t *testing.T) {
 			[]string{"rate=200", "mean=10", "error_latency=10", "timeout=100", "retries=1", "outlier_consecutive_5xx=5",
 				"outlier_interval=1000", "outlier_base_ejection=3000", "outlier_max_ejection_percent=25", "errors_active=100",
 				"wrr_update=100", "wrr_report=250", "wrr_blackout=1000", "fault_level=0.1"}},
+		// Keys and caches: the keys' draws and a cache lookup per attempt, a kill emptying a cache, and an add
+		// (keys_moved's arrays are allocated once per run).
+		{"keys and caches", []model.Record{srvClass(t, 3), srvClass(t, 1, "active=false")},
+			[]model.Record{entry(t, 2000, "kill", "server=1"), entry(t, 2500, "restart", "server=1"), entry(t, 3000, "add")}, "ring_hash",
+			[]string{"rate=150", "keys=500", "zipf=1", "cache=50", "hit_cost=0.2", "timeout=80", "retries=2"}},
 	} {
 		for _, bin := range []float64{0, 250} {
 			a1, a4, o1, o4 := allocsOver(t, func(h float64) model.Point { return s.build(t, h) }, h, bin)

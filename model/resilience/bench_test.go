@@ -42,6 +42,15 @@ policy = { name = "peak_ewma", tau = 1000.0 }`,
 workers = 2
 rate = 300.0
 policy = "round_robin"`,
+	// caches: rr-slow's fleet and load with Zipf(1) keys over 10^4 and an LRU cache of 1000 keys per server (hits
+	// at a tenth of the work), random dispatch: the keys' draws and a lookup per attempt.
+	"caches": `servers = [{ count = 5 }]
+workers = 2
+rate = 400.0
+keys = 10000
+zipf = 1.0
+cache = 1000
+policy = "random"`,
 	// mechanisms: rr-slow's fleet and load with issue 15's mechanisms on at once: hedging at the running p95,
 	// circuit breakers, Envoy outlier ejection and a Gradient2 limiter (seed 004's baseline), 200 ms timeouts, and
 	// server 2 failing fast (500s in 1 ms) from 10 s to 20 s.
@@ -115,6 +124,7 @@ func BenchmarkRetryStorm(b *testing.B) { benchRun(b, "retry-storm") }
 func BenchmarkClosedLoop(b *testing.B) { benchRun(b, "closed-loop") }
 func BenchmarkGC(b *testing.B)         { benchRun(b, "gc") }
 func BenchmarkMechanisms(b *testing.B) { benchRun(b, "mechanisms") }
+func BenchmarkCaches(b *testing.B)     { benchRun(b, "caches") }
 
 // Model.Cost, the estimate that shards and the progress bar use, is within a factor 2 of the events a run simulates
 // (the mean over a few replications; the events column counts the warm-up too, as Cost does).

@@ -79,6 +79,10 @@ type config struct {
 	errorsActive float64 // ms; 0: off
 	faultLevel   float64 // 0: no fault_window
 	faultBin     float64 // ms
+	keys         int     // 0: no keys
+	zipf         float64
+	cache        int // keys per server's LRU; 0: no caches
+	hitCost      float64
 }
 
 // nullDefaults are the values of the optional parameters whose null stands for a default (their Docs say which):
@@ -235,6 +239,19 @@ func configOf(p model.Point) config {
 	}
 	if p[pFaultBin].Valid {
 		c.faultBin = p[pFaultBin].F
+	}
+	c.zipf, c.hitCost = DefaultZipf, DefaultHitCost
+	if p[pKeys].Valid {
+		c.keys = int(p[pKeys].I)
+	}
+	if p[pZipf].Valid {
+		c.zipf = p[pZipf].F
+	}
+	if p[pCache].Valid {
+		c.cache = int(p[pCache].I)
+	}
+	if p[pHitCost].Valid {
+		c.hitCost = p[pHitCost].F
 	}
 	for _, r := range p[pServers].R {
 		cl := class{count: int(r[fCount].I), workers: int(p[pWorkers].I), speed: 1, errorRate: p[pErrorRate].F, active: true}
@@ -503,6 +520,9 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 	if err := checkTimeline(p, cfg); err != nil {
 		return nil, err
 	}
+	if err := checkKeys(p, cfg, tr); err != nil {
+		return nil, err
+	}
 	if err := checkLimiter(p); err != nil {
 		return nil, err
 	}
@@ -753,4 +773,33 @@ func (c config) periodics() []periodic {
 		out = append(out, periodic{pWRRReport, c.wrr.report}, periodic{pWRRUpdate, c.wrr.update})
 	}
 	return out
+}
+
+// checkKeys checks the keys and caches parameters of point p (cfg resolved from it; tr its policy's traits).
+func checkKeys(p model.Point, cfg config, tr policy.Traits) error {
+	bad := func(param, format string, v ...any) error {
+		return model.Issue{Param: param, Message: fmt.Sprintf(format, v...)}
+	}
+	switch {
+	case p[pKeys].Valid && (p[pKeys].I < 1 || p[pKeys].I > MaxKeys):
+		return bad("keys", "%d: need 1 ≤ keys ≤ %.0g", p[pKeys].I, float64(MaxKeys))
+	case p[pZipf].Valid && !p[pKeys].Valid:
+		return bad("zipf", "given with no keys: set keys (the number of keys the Zipf law ranges over)")
+	case p[pZipf].Valid && !(p[pZipf].F >= 0 && p[pZipf].F <= MaxZipf):
+		return bad("zipf", "%v: need 0 ≤ zipf ≤ %v", p[pZipf].F, float64(MaxZipf))
+	case p[pCache].Valid && !p[pKeys].Valid:
+		return bad("cache", "given with no keys: a cache holds keys, set keys")
+	case p[pCache].Valid && p[pCache].I < 1:
+		return bad("cache", "%d: need a cache of ≥ 1 keys (leave it out for no cache)", p[pCache].I)
+	case p[pCache].Valid && float64(cfg.keys)*float64(cfg.n) > MaxCacheCells:
+		return bad("cache", "keys·n = %d·%d, more than %.0g: each server's cache indexes every key", cfg.keys, cfg.n, float64(MaxCacheCells))
+	case p[pHitCost].Valid && !p[pCache].Valid:
+		return bad("hit_cost", "given with no cache: set cache")
+	case p[pHitCost].Valid && !(p[pHitCost].F >= 0 && p[pHitCost].F <= 1):
+		return bad("hit_cost", "%v: need 0 ≤ hit_cost ≤ 1", p[pHitCost].F)
+	}
+	if !p[pKeys].Valid {
+		return policy.CheckUnkeyed(tr, policy.Registry[p[pPolicy].I].Name)
+	}
+	return nil
 }

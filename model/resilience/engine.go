@@ -66,6 +66,7 @@ type attempt struct {
 	num        int32   // its request's attempts sent before it (first attempts, retries and hedges)
 	gen        uint32  // its request's generation when sent (see request.gen)
 	sent       float64 // when the client sent it
+	key        uint64  // its request's key (0: no keys)
 	x          float64 // unit-mean work draw
 	u          float64 // uniform error draw: the attempt fails when u < its server's error rate at service start
 	dispatched float64 // when the balancer sent it on
@@ -105,6 +106,7 @@ type request struct {
 	primary, second, where int32
 	sent                   float64 // when the current attempt was sent
 	hedgeTimer             sim.Handle
+	key                    uint64 // its key rank, 1..keys (0: no keys)
 }
 
 // srv is one server's state.
@@ -168,6 +170,7 @@ func (q *ring) popBack() int32 {
 // bin is one time-series bin's counts.
 type bin struct {
 	offered, attempts, successes, failures, timeouts, errors, rejections, retries, hedges int64
+	lookups, hits                                                                         int64 // cache lookups at service start, and hits among them
 	latencies                                                                             []float64
 	hedgeDelay                                                                            float64 // at the bin's end (NaN: no hedging)
 }
@@ -212,6 +215,13 @@ type outcome struct {
 	cbOpenFraction                       []float64      // per server: the fraction of the window its breaker was open (nil: no breakers)
 	cbLog                                []cbTransition // tests (config.cbTrace): every breaker transition
 	freeAttempts, liveAttempts, liveReqs int            // tests: the pools after the run
+	// Keys and caches: per server, the measured attempts that started service, their cache lookups and hits (nil
+	// lookups: no caches); the time each server was in the fleet within the window (ms); the keys requested both
+	// before and after the first timeline add, and those among them whose server changed (keysBoth 0: none, or no
+	// add).
+	served, lookups, hits []int64
+	activeTime            []float64
+	keysBoth, keysMoved   int64
 }
 
 // engine is one run's state.
@@ -253,8 +263,17 @@ type engine struct {
 	cur       bin
 	liveArea  float64 // ∫ live dt over the current bin up to liveT (the series' in_system)
 	liveT     float64
-	binEnd    float64 // end of the current bin, (bins + 1)·bin: a product, not a running sum, so it does not drift
-	bins      int64   // bins closed
+	binEnd    float64   // end of the current bin, (bins + 1)·bin: a product, not a running sum, so it does not drift
+	bins      int64     // bins closed
+	seedRun   uint64    // the run seed (seed.Run), for the streams made after the start
+	keyR      *sim.Rand // the keys' draws (nil: no keys)
+	keyTable  alias
+	caches    []*lru    // per server (nil: no caches)
+	joined    []float64 // per server: when it joined the fleet (0 for the servers active from the start)
+	added     bool      // the first timeline add has happened
+	// Per key rank r at r−1: the server of its last first attempt dispatched before the first add, and of its
+	// first after (−1: none); nil with no keys or no add.
+	keyBefore, keyAfter []int32
 }
 
 // simulate runs point c with streams s and policy pol (which observes responses when observe is AtCompletion).
@@ -262,7 +281,7 @@ func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy,
 	st := sim.NewStreams(seed)
 	e := &engine{c: c, pol: pol, arrivals: st.Arrivals, service: st.Service, dispatch: st.Dispatch,
 		retryR: sim.NewRand(seed.Run, streamRetries), network: sim.NewRand(seed.Run, streamNetwork),
-		freeReq: -1, rate: c.rate, lastT: c.warmup}
+		freeReq: -1, rate: c.rate, lastT: c.warmup, seedRun: seed.Run}
 	if observe == policy.AtCompletion {
 		e.obs = pol.(policy.Observer)
 	}
@@ -293,6 +312,7 @@ func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy,
 	}
 	e.guards = e.newGuards()
 	e.adm = e.newAdmission()
+	e.newKeys()
 	if anyInactive || len(e.guards) > 0 || e.hedger != nil {
 		e.eligible = make([]bool, c.n)
 		for k := range e.servers {
@@ -361,6 +381,7 @@ func simulate(ctx context.Context, c config, seed model.Seed, pol policy.Policy,
 			f.finish(e)
 		}
 	}
+	e.finishKeys()
 	e.finishBooks()
 	if e.brk != nil {
 		e.brk.finish(c.horizon, &e.out)
@@ -476,6 +497,9 @@ func (e *engine) newRequest(u int32) {
 	}
 	measured := e.now >= e.c.warmup
 	e.reqs[r] = request{arrival: e.now, user: u, measured: measured, next: -1, gen: e.reqs[r].gen, primary: -1, second: -1, where: -1}
+	if e.keyR != nil {
+		e.reqs[r].key = uint64(e.keyTable.draw(e.keyR)) + 1
+	}
 	e.live++
 	if measured {
 		e.out.offered++
@@ -510,7 +534,7 @@ func (e *engine) sendWith(r int32, rnd *sim.Rand, hedge bool) {
 		e.att = append(e.att, attempt{})
 	}
 	rq := &e.reqs[r]
-	e.att[a] = attempt{req: r, gen: rq.gen, measured: rq.measured, num: rq.attempts, x: x, u: u, deadline: math.Inf(1),
+	e.att[a] = attempt{req: r, gen: rq.gen, measured: rq.measured, num: rq.attempts, key: rq.key, x: x, u: u, deadline: math.Inf(1),
 		server: -1, sent: e.now, hedge: hedge}
 	rq.attempts++
 	rq.out++
@@ -572,7 +596,7 @@ func (e *engine) dispatchAttempt(a int32) {
 		e.push(e.now+e.hop(), evAtClient, a)
 		return
 	}
-	req := policy.Request{Client: max(rq.user, 0), Attempt: at.num, Now: e.now}
+	req := policy.Request{Key: at.key, Client: max(rq.user, 0), Attempt: at.num, Now: e.now}
 	var k int
 	if j := rq.where; at.hedge && at.gen == rq.gen && j >= 0 && e.eligible[j] && e.nEligible > 1 {
 		e.eligible[j] = false // a hedge goes to another server than its attempt's
@@ -585,6 +609,9 @@ func (e *engine) dispatchAttempt(a int32) {
 		rq.where = int32(k)
 	}
 	at.server = int32(k)
+	if e.keyBefore != nil && at.num == 0 {
+		e.keySent(at.key, k)
+	}
 	e.lv.Up(k, e.now)
 	if rq.measured {
 		e.out.sent[k]++
@@ -657,6 +684,11 @@ func (e *engine) start(s *srv, a int32) {
 	work := at.x * e.c.mean
 	if at.failing {
 		work = at.x * e.c.errorLatency
+	} else if e.caches != nil && e.lookup(int(at.server), at) {
+		work *= e.c.hitCost
+	}
+	if at.measured {
+		e.out.served[at.server]++
 	}
 	at.rem, at.since, at.busy = work, e.now, 0
 	at.slot = int32(len(s.running))
@@ -1005,6 +1037,8 @@ func (e *engine) apply(ch change) {
 			k = slices.IndexFunc(e.servers, func(s srv) bool { return !s.active })
 		}
 		e.servers[k].active = true
+		e.joined[k] = e.now
+		e.added = true
 		if g, ok := e.pol.(*wrr); ok {
 			// A58's picker is rebuilt when its endpoints change (a new subchannel list), not only at the weight
 			// update: a scheduler over the old fleet never picks the new server, and when every server it holds is
@@ -1049,6 +1083,9 @@ func (e *engine) kill(k int) {
 	s := &e.servers[k]
 	e.touch(s, e.now)
 	s.alive = false
+	if e.caches != nil {
+		e.caches[k].clear()
+	}
 	for len(s.running) > 0 {
 		a := s.running[len(s.running)-1]
 		at := &e.att[a]

@@ -2,6 +2,7 @@ package resilience
 
 import (
 	"math"
+	"slices"
 
 	"lbsweep/results/schema"
 )
@@ -54,6 +55,13 @@ var (
 	colFirstEjection    = schema.Column{Name: "first_ejection", Type: schema.Float64, Unit: ms, Doc: "when the balancer's outlier detection first ejected a server (warm-up included); null when it never did or is off"}
 	colFaultWindow      = schema.Column{Name: "fault_window", Type: schema.Float64, Unit: ms, Doc: "time from the first timeline fail naming a server until the balancer last sent that server a share ≥ fault_level of its attempts over a fault_bin window (horizon − fail: never stopped; 0: never fed it); null without fault_level"}
 	colFaultShare       = schema.Column{Name: "fault_share", Type: schema.Float64, Doc: "the share of the attempts sent from the first timeline fail naming a server to the horizon that went to that server (warm-up or not); null without fault_level or when none was sent"}
+	colHitRatio         = schema.Column{Name: "hit_ratio", Type: schema.Float64, Doc: "cache hits / lookups over the measured attempts (a lookup: an attempt starting service, not a 500's; keys.go); null with no cache or no lookup"}
+	colHitRatioMin      = schema.Column{Name: "hit_ratio_min", Type: schema.Float64, Doc: "the smallest hit ratio of a server with lookups (hits / lookups at that server); null as hit_ratio"}
+	colHitRatioMax      = schema.Column{Name: "hit_ratio_max", Type: schema.Float64, Doc: "the largest hit ratio of a server with lookups; null as hit_ratio"}
+	colServerHitRatio   = schema.Column{Name: "server_hit_ratio", Type: schema.Float64List, Doc: "element k: server k's hit ratio (0 for a server with no lookups); null as hit_ratio"}
+	colLoadPeakToMean   = schema.Column{Name: "load_peak_to_mean", Type: schema.Float64, Doc: "the most loaded server's measured attempts started in service over the mean of the servers in the fleet, each weighted by its time in the fleet within the window (a server added at half the window counts half); 1 is perfectly even; null when none started"}
+	colKeysMoved        = schema.Column{Name: "keys_moved", Type: schema.Float64, Doc: "of the keys whose first attempts were dispatched both before and after the first timeline add (warm-up included), the fraction whose server changed: the server of its last first attempt before against its first after; null with no keys, no add, or no such key"}
+	colKeysBoth         = schema.Column{Name: "keys_both", Type: schema.Int64, Doc: "the keys keys_moved is over (requested both before and after the first add); null as keys_moved"}
 	colTheoryPTimeout   = schema.Column{Name: "theory_p_timeout", Type: schema.Float64, Doc: "probability that a first attempt times out at the offered load: the M/M/c sojourn tail at timeout − 2·hop (see theory_source); null elsewhere"}
 	colTheoryBlocking   = schema.Column{Name: "theory_blocking", Type: schema.Float64, Doc: "M/M/c/K blocking probability of an attempt at a bounded queue, at the offered load; null elsewhere"}
 	colTheoryMean       = schema.Column{Name: "theory_mean_latency", Type: schema.Float64, Unit: ms, Doc: "mean latency of a successful request: four hops plus the M/M/c (M/M/c/K: admitted) mean sojourn; with no timeout, no errors and no retries (or none that can fire: an unbounded queue) only; null elsewhere"}
@@ -64,9 +72,11 @@ var (
 	colTheoryHedgeRate  = schema.Column{Name: "theory_hedge_rate", Type: schema.Float64, Doc: "hedged attempts per request with no queueing, P(4·hop + X > H); null elsewhere"}
 	colTheoryHedgeMean  = schema.Column{Name: "theory_hedge_mean_latency", Type: schema.Float64, Unit: ms, Doc: "mean hedged latency with no queueing, E[4·hop + min(X₁, H + X₂)]; null elsewhere"}
 	colTheoryHedgeP99   = schema.Column{Name: "theory_hedge_p99_latency", Type: schema.Float64, Unit: ms, Doc: "99th percentile of the hedged latency 4·hop + min(X₁, H + X₂) with no queueing; null elsewhere"}
+	colTheoryHitRatio   = schema.Column{Name: "theory_hit_ratio", Type: schema.Float64, Doc: "Che's approximation of the LRU hit ratio (analytic.CheHitRatio): a key-blind policy (random, two choices, round robin…), each server sees the whole Zipf law; ring_hash, each server the keys its ring owns, traffic-weighted; per fleet epoch of the timeline's adds, time-weighted (cold starts not modelled); null for the other keyed policies (no closed form), with kills, hedges or retries, and for ring_hash with breakers or ejections"}
+	colTheoryKeysMoved  = schema.Column{Name: "theory_keys_moved", Type: schema.Float64, Doc: "ring_hash with a timeline add: the fraction of the keys 1..keys whose ring owner (the first server in the fleet clockwise, as the policy walks) changes at the first add, on this point's ring; an ideal consistent hash moves 1/(n+1) (Karger et al. 1997); null elsewhere"}
 	colTheorySource     = schema.Column{Name: "theory_source", Type: schema.String, Doc: "the formulas behind the theory columns; null where none applies"}
 	colTheoryPauseP99   = schema.Column{Name: "theory_p99_pause_bound", Type: schema.Float64, Unit: ms, Doc: "a lower bound on the p99 latency of all answers when a load-blind policy sends a share of the requests to servers with periodic pauses: an arrival there during a pause waits out its rest; null elsewhere"}
-	metrics             = schema.New(colOffered, colSucceeded, colFailed, colPending, colGoodput, colGoodputRate, colAttempts, colRetries, colAttemptsPerReq, colAttemptRate, colTimeouts, colErrors, colRejections, colDropped, colLimited, colMeanLimit, colBudgetDenied, colHedges, colHedgeRate, colHedgeWins, colHedgeDenied, colHedgeSkipped, colHedgeCut, colBreakerOpens, colBreakerCloses, colBreakerOpenFr, colMeanLatency, colP50Latency, colP95Latency, colP99Latency, colP50AllLatency, colP99AllLatency, colWastedWork, colWorkPerRequest, colWastedFraction, colShares, colMeanInSystem, colMeanTimeInSys, colPeakQueue, colEvents, colWarning, colEjections, colFirstEjection, colFaultWindow, colFaultShare, colTheoryPTimeout, colTheoryBlocking, colTheoryMean, colTheoryP99, colTheoryHealthy, colTheoryMeta, colTheoryPauseP99, colTheoryHedgeDelay, colTheoryHedgeRate, colTheoryHedgeMean, colTheoryHedgeP99, colTheorySource)
+	metrics             = schema.New(colOffered, colSucceeded, colFailed, colPending, colGoodput, colGoodputRate, colAttempts, colRetries, colAttemptsPerReq, colAttemptRate, colTimeouts, colErrors, colRejections, colDropped, colLimited, colMeanLimit, colBudgetDenied, colHedges, colHedgeRate, colHedgeWins, colHedgeDenied, colHedgeSkipped, colHedgeCut, colBreakerOpens, colBreakerCloses, colBreakerOpenFr, colMeanLatency, colP50Latency, colP95Latency, colP99Latency, colP50AllLatency, colP99AllLatency, colWastedWork, colWorkPerRequest, colWastedFraction, colShares, colMeanInSystem, colMeanTimeInSys, colPeakQueue, colEvents, colWarning, colEjections, colFirstEjection, colFaultWindow, colFaultShare, colHitRatio, colHitRatioMin, colHitRatioMax, colServerHitRatio, colLoadPeakToMean, colKeysMoved, colKeysBoth, colTheoryPTimeout, colTheoryBlocking, colTheoryMean, colTheoryP99, colTheoryHealthy, colTheoryMeta, colTheoryPauseP99, colTheoryHedgeDelay, colTheoryHedgeRate, colTheoryHedgeMean, colTheoryHedgeP99, colTheoryHitRatio, colTheoryKeysMoved, colTheorySource)
 )
 
 // The time-series columns: one row per bin [time, time + bin).
@@ -92,8 +102,9 @@ var (
 	colSSent       = schema.Column{Name: "sent", Type: schema.Float64List, Doc: "element k: the attempts the balancer sent to server k in the bin (a count)"}
 	colSBreakerOp  = schema.Column{Name: "breaker_open", Type: schema.Float64List, Doc: "element k: the fraction of the bin server k's circuit breaker was open, exact (1: open throughout; a re-open within the bin shows as a fraction); null without breakers"}
 	colSBreakerHf  = schema.Column{Name: "breaker_half_open", Type: schema.Float64List, Doc: "element k: the fraction of the bin server k's breaker was half-open, exact (closed is 1 − breaker_open − breaker_half_open); null without breakers"}
+	colSHitRatio   = schema.Column{Name: "hit_ratio", Type: schema.Float64, Doc: "cache hits / lookups of the attempts starting service in the bin, over every server; null with no cache or no lookup"}
 	colSFaultShare = schema.Column{Name: "fault_share", Type: schema.Float64, Doc: "the share of the attempts sent in the bin that went to the server of the first timeline fail naming one (fault_window's fault), from the bin holding the fail on; null before, without fault_level, or with no attempt in the bin"}
-	seriesSchema   = schema.New(colTime, colSOffered, colSAttempts, colSSuccesses, colSFailures, colSTimeouts, colSErrors, colSRejections, colSRetries, colSHedges, colSHedgeDelay, colSP50, colSP95, colSP99, colSInFlight, colSQueue, colSLimit, colSInSystem, colSSent, colSFaultShare, colSBreakerOp, colSBreakerHf)
+	seriesSchema   = schema.New(colTime, colSOffered, colSAttempts, colSSuccesses, colSFailures, colSTimeouts, colSErrors, colSRejections, colSRetries, colSHedges, colSHedgeDelay, colSP50, colSP95, colSP99, colSInFlight, colSQueue, colSLimit, colSInSystem, colSSent, colSFaultShare, colSBreakerOp, colSBreakerHf, colSHitRatio)
 )
 
 // nullIfNaN is x as a cell, null when NaN.
@@ -176,7 +187,44 @@ func (o *outcome) set(row *schema.Builder, window float64) {
 	row.Set(colFirstEjection, nullIfNaN(o.firstEjection))
 	row.Set(colFaultWindow, nullIfNaN(o.faultWindow))
 	row.Set(colFaultShare, nullIfNaN(o.faultShare))
+	o.setKeys(row)
 	if o.warning != "" {
 		row.Set(colWarning, schema.Str(o.warning))
+	}
+}
+
+// setKeys fills the keys' and caches' columns of row (keys.go).
+func (o *outcome) setKeys(row *schema.Builder) {
+	total, weight, peak := int64(0), 0.0, int64(0)
+	for k, c := range o.served {
+		total += c
+		peak = max(peak, c)
+		weight += o.activeTime[k]
+	}
+	if window := slices.Max(o.activeTime); total > 0 && weight > 0 {
+		row.Set(colLoadPeakToMean, schema.Float(float64(peak)/(float64(total)*window/weight)))
+	}
+	if o.lookups != nil {
+		hits, lookups := int64(0), int64(0)
+		lo, hi := math.Inf(1), math.Inf(-1)
+		per := make([]float64, len(o.lookups))
+		for k, l := range o.lookups {
+			hits += o.hits[k]
+			lookups += l
+			if l > 0 {
+				per[k] = float64(o.hits[k]) / float64(l)
+				lo, hi = min(lo, per[k]), max(hi, per[k])
+			}
+		}
+		if lookups > 0 {
+			row.Set(colHitRatio, schema.Float(float64(hits)/float64(lookups)))
+			row.Set(colHitRatioMin, schema.Float(lo))
+			row.Set(colHitRatioMax, schema.Float(hi))
+			row.Set(colServerHitRatio, schema.List(per))
+		}
+	}
+	if o.keysBoth > 0 {
+		row.Set(colKeysMoved, schema.Float(float64(o.keysMoved)/float64(o.keysBoth)))
+		row.Set(colKeysBoth, schema.Int(o.keysBoth))
 	}
 }

@@ -60,6 +60,14 @@
 // `fault_level`, fault_window measures how long the balancer keeps feeding the server of the first timeline fail
 // (faultwindow.go); the series' `sent` column counts each server's attempts per bin.
 //
+// # Keys and caches (issue 16; keys.go)
+//
+// With `keys`, each request carries a key, its popularity rank drawn from Zipf(`zipf`), which the policy sees
+// (policy.Request.Key) and its retries and hedges keep; with `cache`, each server holds an LRU cache of keys,
+// looked up when an attempt starts service, a hit doing `hit_cost` of the miss's work, emptied by a kill. Measured:
+// hit_ratio (overall, per server, its min and max), load_peak_to_mean and keys_moved by the first timeline add;
+// theory: Che's approximation (analytic/che.go) for random dispatch and for ring_hash.
+//
 // # Engine
 //
 // One future-event list with handles (sim.Events): arrivals, hops, service completions, timeouts, backoffs, GC
@@ -71,7 +79,8 @@
 //
 // Streams (sim.NewRand of the run seed): arrival and think times; first attempts' work and error draws (one pair per
 // request, in arrival order, so policies compared at a point see the same requests: common random numbers); retries'
-// draws and backoff jitter; network hop times (exponential hops only); and the policy's own draws. The timeline and
+// draws and backoff jitter; network hop times (exponential hops only); the requests' keys (one draw per request, in
+// arrival order, with keys only); and the policy's own draws. The timeline and
 // the series bin are twin parameters (model.Param.Twin), left out of the run seed: a run with one more timeline
 // change at time t draws exactly the same numbers as the run without it until t, so their time series agree before
 // t (causality; a test checks it).
@@ -166,6 +175,10 @@ const (
 	pErrorsActive
 	pFaultLevel
 	pFaultBin
+	pKeys
+	pZipf
+	pCache
+	pHitCost
 	pPolicy // the policy arguments, policy.Params in order, follow
 )
 
@@ -380,7 +393,13 @@ var params = append([]model.Param{
 	pErrorsActive:       {Name: "errors_active", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "the SRE book's fix (ch. 20): a 500 from a server counts as one more outstanding request there for this many ms, > 0 (null: off)"},
 	pFaultLevel:         {Name: "fault_level", Kind: model.Float, Optional: true, Twin: true, Doc: "fault_window's level: the faulty server's share of the balancer's attempts per fault_bin, 0 < level ≤ 1 (null: no fault_window)"},
 	pFaultBin:           {Name: "fault_bin", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "fault_window's windows, > 0 (null: 100)"},
-	pPolicy:             {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "the balancer's dispatch policy (sweep -list); it sees its own outstanding counts; times in ms"},
+	// Keys and caches (keys.go): optional with no default and twins, as the fixes, so that existing points keep their
+	// keys and seeds, and points that differ only in them see the same requests.
+	pKeys:    {Name: "keys", Kind: model.Int, Optional: true, Twin: true, Doc: "keys: each request carries a key, its popularity rank 1..keys drawn from Zipf(zipf) from a stream of its own (retries and hedges keep it), 1 ≤ keys ≤ 10^7 (null: no keys, the policy sees key 0)"},
+	pZipf:    {Name: "zipf", Kind: model.Float, Optional: true, Twin: true, Doc: "keys: the Zipf exponent s, P(rank r) ∝ r^−s, 0 ≤ s ≤ 100 (0: uniform; null: 1); only with keys"},
+	pCache:   {Name: "cache", Kind: model.Int, Optional: true, Twin: true, Doc: "each server's LRU cache, in keys, ≥ 1, keys·n ≤ 2·10^7: an attempt looks its key up when it starts service (not a 500's), a hit's work is hit_cost of the miss's, a miss inserts the key evicting the least recently used; a kill empties it (null: no caches); only with keys"},
+	pHitCost: {Name: "hit_cost", Kind: model.Float, Optional: true, Twin: true, Doc: "a cache hit's work as a fraction of its miss's, 0 ≤ hit_cost ≤ 1 (null: 0.1, this model's choice: seed 004 says only \"cheaper\"); only with cache"},
+	pPolicy:  {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "the balancer's dispatch policy (sweep -list); it sees its own outstanding counts; times in ms"},
 }, policy.Params...)
 
 // Name implements model.Model.
@@ -402,7 +421,8 @@ func (Model) Metrics() []schema.Column { return metrics.Columns() }
 // of both, so within 2× for up to 3 retries) times 1 + the hedged share with no queueing (config.hedgeShare), a
 // pick's server reads (policy.Traits.Reads) at an eighth of an event each, the GC pauses' events, and the fixes'
 // periodic timers (outlier detection's interval, A58's report windows and updates) at an eighth of an event per
-// server a tick visits.
+// server a tick visits, and with keys the alias table's and the caches' key indexes at an eighth of an event per
+// entry.
 func (Model) Cost(p model.Point) float64 {
 	cfg := configOf(p)
 	requests := cfg.requestsEstimate()
@@ -418,7 +438,15 @@ func (Model) Cost(p model.Point) float64 {
 	attempts := requests * math.Sqrt(1+float64(cfg.retries)) * (1 + cfg.hedgeShare())
 	ps := cfg.policyServers()
 	reads := float64(policyConfig(p).Traits(ps).Reads) // a pick's server reads: a full scan costs n
-	return attempts*(6+reads/8) + gc + float64(len(cfg.timeline))
+	// The alias table's build and each cache's key index, an eighth of an event per entry.
+	keys := 0.0
+	if cfg.keys > 0 {
+		keys = float64(cfg.keys) / 8
+		if cfg.cache > 0 {
+			keys += float64(cfg.keys*cfg.n) / 8
+		}
+	}
+	return attempts*(6+reads/8) + gc + float64(len(cfg.timeline)) + keys
 }
 
 // EventsPerSecond implements model.Rater: 5·10^6 events per CPU-second, between the benchmarks' rr-slow-like

@@ -73,6 +73,9 @@ func (Model) run(ctx context.Context, p model.Point, seed model.Seed, series boo
 			r.Set(colSBreakerOp, schema.List(s.cbOpen))
 			r.Set(colSBreakerHf, schema.List(s.cbHalf))
 		}
+		if s.counts.lookups > 0 {
+			r.Set(colSHitRatio, schema.Float(float64(s.counts.hits)/float64(s.counts.lookups)))
+		}
 		rows = append(rows, r.Row())
 	}
 	return row.Row(), rows, nil

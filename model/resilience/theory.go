@@ -22,7 +22,8 @@ const (
 
 // queueLaw is the per-server queue of a point where random dispatch makes each server an independent M/M/c or
 // M/M/c/K queue: every server active and alike (workers, speed), exponential service, no errors, no pauses, an open
-// loop, constant hops, no concurrency limit (its admission moves with time). Rates per ms.
+// loop, constant hops, no concurrency limit (its admission moves with time), no cache whose hits change the work.
+// Rates per ms.
 type queueLaw struct {
 	lam, mu float64 // requests per server, service rate per worker
 	c, k    int     // workers; k = workers + queue, or 0 when unbounded
@@ -38,6 +39,9 @@ func (q queueLaw) tail(x, t float64) float64 {
 
 // lawOf returns point c's queue law when one applies (see queueLaw), for a policy with traits tr.
 func lawOf(c config, tr policy.Traits) (queueLaw, bool) {
+	if c.cache > 0 && c.hitCost != 1 {
+		return queueLaw{}, false // hits change the service law: a mixture, not exponential
+	}
 	if tr.Family != policy.FamilyRandom || c.service != Exponential || c.rate == 0 || c.hopLaw != HopConstant || c.lim.algo != LimiterNone {
 		return queueLaw{}, false
 	}
@@ -83,6 +87,7 @@ func (Model) Theory(p model.Point) model.Theory {
 	if s := theoryHedge(c, cells); s != "" {
 		sources = append(sources, s)
 	}
+	sources = append(sources, theoryKeys(p, c, tr, cells)...)
 	if len(sources) == 0 {
 		return nil
 	}
