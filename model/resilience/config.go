@@ -539,8 +539,17 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 			capacity += float64(cl.count*cl.workers) * cl.speed * up
 		}
 		rho := cfg.rate * cfg.mean / capacity
+		scaled := ""
+		if cfg.cache > 0 {
+			scaled = ", a miss's work scaled down by the most the caches can hit"
+			// A hit costs hit_cost of a miss, and at most the cache·(active servers) most popular keys can be held at
+			// once, so the work per request is at least mean·(1 − (1 − hit_cost)·h_max), h_max their Zipf mass. Only
+			// a load that even this bound leaves at or above capacity is certainly unstable; below it, whether the
+			// fleet keeps up depends on the hit ratio the policy gets (a hot key's server may still overflow).
+			rho *= 1 - (1-cfg.hitCost)*zipfHead(cfg.keys, cfg.zipf, cfg.cache*activeServers(cfg))
+		}
 		if rho >= 1 {
-			msg := fmt.Sprintf("offered load %.3g of the fleet's capacity (rate·mean / Σ workers·speed·(1 − gc_pause/gc_every)) with unbounded queues: no steady state", rho)
+			msg := fmt.Sprintf("offered load %.3g of the fleet's capacity (rate·mean / Σ workers·speed·(1 − gc_pause/gc_every)%s) with unbounded queues: no steady state", rho, scaled)
 			if !o.AllowUnstable {
 				return nil, bad("rate", "%s (set allow_unstable = true to run it anyway)", msg)
 			}
@@ -548,6 +557,31 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 		}
 	}
 	return warnings, nil
+}
+
+// zipfHead is the probability mass of the m most popular of k keys under Zipf(s) (1 when m ≥ k), the most a set
+// of caches holding m keys at once can hit; O(k), no allocation.
+func zipfHead(k int, s float64, m int) float64 {
+	head, all := 0.0, 0.0
+	for i := 1; i <= k; i++ {
+		w := math.Pow(float64(i), -s)
+		all += w
+		if i <= m {
+			head += w
+		}
+	}
+	return head / all
+}
+
+// activeServers counts the servers in the fleet at time 0 (the classes not declared active = false).
+func activeServers(c config) int {
+	n := 0
+	for _, cl := range c.classes {
+		if cl.active {
+			n += cl.count
+		}
+	}
+	return n
 }
 
 // checkTimeline checks the timeline of point p (cfg resolved from it) entry by entry, replaying its state changes in

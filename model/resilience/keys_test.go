@@ -291,3 +291,30 @@ func TestKeysCheck(t *testing.T) {
 		}
 	}
 }
+
+// The capacity check counts a hit at hit_cost of a miss and credits the caches with at most their Zipf head: 2
+// servers of 1 worker at 20 ms each serve 100 misses/s. At 150/s all misses would be 150%; caches of 5 keys each
+// hold at most the 10 hottest of 10 keys (uniform: mass 1), so the bound is 150%·0.1 = 15%: accepted. With keys =
+// 100 uniform, the head is 10%, the bound 150%·(1 − 0.9·0.1) = 136.5%: refused on rate. Without caches: refused.
+func TestKeysCapacityCheck(t *testing.T) {
+	for _, c := range []struct {
+		set []string
+		ok  bool
+	}{
+		{[]string{"keys=10", "zipf=0", "cache=5"}, true},
+		{[]string{"keys=100", "zipf=0", "cache=5"}, false},
+		{[]string{"keys=10", "zipf=0"}, false},
+	} {
+		p := raw(t, []model.Record{srvClass(t, 2)}, nil, "random", append([]string{"rate=150", "mean=20", "workers=1", "horizon=1000"}, c.set...)...)
+		if err := (Model{}).Resolve(p); err != nil {
+			t.Fatal(err)
+		}
+		_, err := (Model{}).Check(p, model.CheckOptions{})
+		if c.ok && err != nil {
+			t.Errorf("%v: %v, want accepted (the caches' bound is below capacity)", c.set, err)
+		}
+		if is, isIssue := err.(model.Issue); !c.ok && (!isIssue || is.Param != "rate") {
+			t.Errorf("%v: %v, want an issue on rate", c.set, err)
+		}
+	}
+}
