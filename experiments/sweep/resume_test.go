@@ -128,19 +128,15 @@ policy = { name = "jsq_d", d = 2 }
 	want, _ := os.ReadFile(filepath.Join(ref, "many", FileName))
 	resumed := 0
 	// Chunks are flushed after 1000 and 2000 of the 3000 runs: killing at 0.5 and 0.8 of the run time resumes from
-	// them; 0.1 finds none yet; 1.2 kills a finished process. If load skews the timing, 0.9 is tried again.
-	points := []float64{0.1, 0.5, 0.8, 1.2, 0.9, 0.9}
-	for i, frac := range points {
-		if i >= 4 && resumed > 0 {
-			break
-		}
-		after := time.Duration(frac * float64(took))
+	// them; 0.1 finds none yet; 1.2 kills a finished process. The last point (afterFirstChunk) kills as soon as the
+	// first chunk is on disk, so resumption is exercised however load skews the timing.
+	for _, frac := range killPoints {
 		dir := t.TempDir()
 		cmd := sweep(dir)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(after)
+		after := killAt(dir, frac, took)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		// As if the kill had landed while the final file was being written: a dead writer's temporary file.
@@ -180,4 +176,29 @@ policy = { name = "jsq_d", d = 2 }
 	if got, _ := os.ReadFile(filepath.Join(ref, "many", FileName)); !bytes.Equal(got, want) {
 		t.Error("the rerun changed a finished dataset")
 	}
+}
+
+// killPoints are the moments the kill tests kill a sweep of dataset "many", as fractions of an uninterrupted run's
+// time, and afterFirstChunk: as soon as its first chunk of finished runs is on disk.
+var killPoints = []float64{0.1, 0.5, 0.8, 1.2, afterFirstChunk}
+
+const afterFirstChunk = -1
+
+// killAt waits until the moment frac names for a sweep into dir started just now (took: the uninterrupted run's
+// time) and returns how long it waited. afterFirstChunk polls for the first chunk file of dataset "many" (a chunk is
+// renamed into place whole), giving up after 10·took.
+func killAt(dir string, frac float64, took time.Duration) time.Duration {
+	began := time.Now()
+	if frac != afterFirstChunk {
+		time.Sleep(time.Duration(frac * float64(took)))
+		return time.Since(began)
+	}
+	first := filepath.Join(progressDir(filepath.Join(dir, "many"), Shard{0, 1}), chunkName(0))
+	for time.Since(began) < 10*took {
+		if _, err := os.Stat(first); err == nil {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return time.Since(began)
 }

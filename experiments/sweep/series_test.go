@@ -394,22 +394,17 @@ func TestSeriesKillAndResume(t *testing.T) {
 // killAndResumeSeries kills the sweep of dataset "many" (sweep(dir, quiet) runs it in dir) at fractions of took, the
 // uninterrupted run's time, resumes it, and checks both tables byte-identical to wantRuns and wantSeries: as
 // TestKillAndResume, 0.1 finds no chunk yet, 0.5 and 0.8 resume after one or two, 1.2 kills a finished process, and
-// 0.9 is tried again if load skewed the timing so that nothing resumed.
+// the last point kills as soon as the first chunk is on disk (killPoints).
 func killAndResumeSeries(t *testing.T, sweep func(dir string, quiet bool) *exec.Cmd, took time.Duration, wantRuns, wantSeries []byte) {
 	t.Helper()
 	resumed := 0
-	points := []float64{0.1, 0.5, 0.8, 1.2, 0.9, 0.9}
-	for i, frac := range points {
-		if i >= 4 && resumed > 0 {
-			break
-		}
-		after := time.Duration(frac * float64(took))
+	for _, frac := range killPoints {
 		dir := t.TempDir()
 		cmd := sweep(dir, true)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(after)
+		after := killAt(dir, frac, took)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		var stderr bytes.Buffer
