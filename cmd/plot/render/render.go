@@ -323,10 +323,15 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 	leg := newLegend()
 	lowerClipped, drawn := false, 0
 	drawnTheory := make([]bool, len(f.Theory)) // theory columns with a line in some series
+	crossed := false                           // some theory value drawn as a cross (none at its neighbours)
 	for i, sr := range ss {
 		col := palette[i%len(palette)]
 		var pts errPoints
-		lines := make([]plotter.XYs, len(sr.theory))
+		// lines[c] holds theory column c's segments (theorySegments); a segment of one x is drawn as a cross.
+		lines := make([][]plotter.XYs, len(sr.theory))
+		for c := range lines {
+			lines[c] = theorySegments(sr.x, sr.theory[c], f.LogX, logY)
+		}
 		for k, x := range sr.x {
 			if f.LogX && !(x > 0) {
 				continue
@@ -345,30 +350,38 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 				drawn++
 				pts.lo, pts.hi = append(pts.lo, lo), append(pts.hi, hi)
 			}
-			// Theory is drawn down to any positive value; the canvas clips what lies below the axis.
-			for c := range sr.theory {
-				if th := sr.theory[c][k]; !math.IsNaN(th) && (!logY || th > 0) {
-					lines[c] = append(lines[c], plotter.XY{X: x, Y: th})
-				}
-			}
 		}
 		thumbs := []plot.Thumbnailer{}
-		for c, line := range lines {
-			if len(line) < 2 {
-				continue
+		for c, segs := range lines {
+			var thumb plot.Thumbnailer
+			for _, line := range segs {
+				switch {
+				case len(line) == 1:
+					sc, err := plotter.NewScatter(line)
+					if err != nil {
+						return err
+					}
+					sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(5), Shape: draw.CrossGlyph{}}
+					p.Add(sc)
+					crossed = true
+				case len(line) > 1:
+					l, err := plotter.NewLine(line)
+					if err != nil {
+						return err
+					}
+					l.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1), Dashes: plotutil.Dashes(i)}
+					if c > 0 { // further theory columns: thin and dotted
+						l.LineStyle.Width, l.LineStyle.Dashes = vg.Points(0.7), []vg.Length{vg.Points(1), vg.Points(2)}
+					}
+					p.Add(l)
+					drawnTheory[c] = true
+					if thumb == nil {
+						thumb = l
+					}
+				}
 			}
-			l, err := plotter.NewLine(line)
-			if err != nil {
-				return err
-			}
-			l.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1), Dashes: plotutil.Dashes(i)}
-			if c > 0 { // further theory columns: thin and dotted
-				l.LineStyle.Width, l.LineStyle.Dashes = vg.Points(0.7), []vg.Length{vg.Points(1), vg.Points(2)}
-			}
-			p.Add(l)
-			drawnTheory[c] = true
-			if c == 0 {
-				thumbs = append(thumbs, l)
+			if c == 0 && thumb != nil {
+				thumbs = append(thumbs, thumb)
 			}
 		}
 		if len(pts.XYs) > 0 {
@@ -408,6 +421,9 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 		} else {
 			leg.Add("dotted: "+label, blank{})
 		}
+	}
+	if crossed {
+		leg.Add("x: theory (only where one applies)", blank{})
 	}
 	bars := fmt.Sprintf("bars: %.0f%% CI", 100*(1-f.Alpha))
 	if f.Stat == experiments.Median {
@@ -575,4 +591,28 @@ func (integerTicks) Ticks(min, max float64) []plot.Tick {
 		ts = append(ts, plot.Tick{Value: v, Label: fmt.Sprint(v)})
 	}
 	return ts
+}
+
+// theorySegments splits one theory column (th[k] at x[k], NaN where none applies) into the pieces a line may join:
+// a theory with no value at some x (null there: no closed form) is broken there rather than drawn across it. Points
+// off the axes (x ≤ 0 on a log x axis, th ≤ 0 on a log y axis) are left out without breaking the line, as the
+// canvas clips what lies below the axis; theory is drawn down to any positive value. Empty pieces are dropped.
+func theorySegments(x, th []float64, logX, logY bool) []plotter.XYs {
+	var segs []plotter.XYs
+	var cur plotter.XYs
+	for k := range x {
+		switch {
+		case logX && !(x[k] > 0):
+		case math.IsNaN(th[k]):
+			if len(cur) > 0 {
+				segs, cur = append(segs, cur), nil
+			}
+		case !logY || th[k] > 0:
+			cur = append(cur, plotter.XY{X: x[k], Y: th[k]})
+		}
+	}
+	if len(cur) > 0 {
+		segs = append(segs, cur)
+	}
+	return segs
 }

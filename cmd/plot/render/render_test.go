@@ -3,11 +3,14 @@ package render
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/plotter"
 
 	"lbsweep/experiments"
 	"lbsweep/model"
@@ -175,5 +178,22 @@ func TestNullX(t *testing.T) {
 	var buf bytes.Buffer
 	if err := Draw(s, s.Figures[1], table(t, s), &buf); err != nil || strings.Contains(buf.String(), "NaN") {
 		t.Errorf("draw: %v (NaN in the SVG: %v)", err, strings.Contains(buf.String(), "NaN"))
+	}
+}
+
+// A theory with no value at some x is broken there, not drawn across it; off-axis points are skipped without a break.
+func TestTheorySegments(t *testing.T) {
+	nan := math.NaN()
+	x := []float64{0, 1, 2, 3, 4, 5}
+	got := theorySegments(x, []float64{1, 2, nan, 4, -1, 6}, true, true)
+	want := []plotter.XYs{{{X: 1, Y: 2}}, {{X: 3, Y: 4}, {X: 5, Y: 6}}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("log axes: %v, want %v", got, want)
+	}
+	if got := theorySegments(x, []float64{nan, nan, nan, nan, nan, nan}, false, false); len(got) != 0 {
+		t.Errorf("all null: %v, want no segment", got)
+	}
+	if got := theorySegments(x[:3], []float64{0, -1, 2}, false, false); len(got) != 1 || len(got[0]) != 3 {
+		t.Errorf("linear axes keep every finite value in one piece: %v", got)
 	}
 }
