@@ -407,6 +407,7 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 	} else {
 		leg.Add("points: simulation", blank{})
 	}
+	said := map[string]bool{}
 	for c, name := range f.Theory {
 		if !drawnTheory[c] {
 			continue // no series had a line of this theory: do not promise one
@@ -417,9 +418,13 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 		}
 		label = strings.TrimSuffix(label, "_"+f.Y) // asymptotic_max_load beside max_load: "asymptotic"
 		if c == 0 {
-			leg.Add("lines: "+label, blank{})
+			label = "lines: " + label
 		} else {
-			leg.Add("dotted: "+label, blank{})
+			label = "dotted: " + label
+		}
+		if !said[label] { // a theory's two quantile lines are one entry
+			said[label] = true
+			leg.Add(label, blank{})
 		}
 	}
 	if crossed {
