@@ -148,7 +148,7 @@ var (
 	colStdRatio     = schema.Column{Name: "std_ratio", Type: schema.Float64, Doc: "standard deviation of the counts over the B backends (population, about μ) divided by μ"}
 	colVarRatio     = schema.Column{Name: "var_ratio", Type: schema.Float64, Doc: "std_ratio², the counts' population variance over μ²"}
 	colIdle         = schema.Column{Name: "idle_backends", Type: schema.Int64, Unit: "backends", Doc: "backends no client connects to"}
-	colThMinRatio   = schema.Column{Name: "theory_min_ratio", Type: schema.Float64, Doc: "E[min_connections]/μ: analytic.SubsetExtremes (independent backends, an approximation); exact for deterministic with k dividing B"}
+	colThMinRatio   = schema.Column{Name: "theory_min_ratio", Type: schema.Float64, Doc: "E[min_connections]/μ: analytic.SubsetExtremes (independent backends, an approximation); exact for deterministic with k dividing B and for aperture (analytic.ApertureCounts)"}
 	colThMaxRatio   = schema.Column{Name: "theory_max_ratio", Type: schema.Float64, Doc: "E[max_connections]/μ, as theory_min_ratio"}
 	colThMinLo      = schema.Column{Name: "theory_min_ratio_lo", Type: schema.Float64, Doc: "the 2.5% quantile of min_connections/μ under the law of theory_min_ratio"}
 	colThMinHi      = schema.Column{Name: "theory_min_ratio_hi", Type: schema.Float64, Doc: "the 97.5% quantile of min_connections/μ under the law of theory_min_ratio"}

@@ -196,10 +196,11 @@ func TestCanceled(t *testing.T) {
 	}
 }
 
-// BenchmarkRun300: one run at seed 002 §9's 300 × 300, 30% subsets; reports subset slots per second.
+// BenchmarkRun300: one run at seed 002 §9's 300 × 300, 30% subsets (aperture: a = 90); reports steps per second
+// (subset slots; for aperture, backend overlaps).
 func BenchmarkRun300(b *testing.B) {
-	for _, s := range []scheme{random, deterministic} {
-		b.Run(fmt.Sprint([]string{"random", "deterministic"}[s]), func(b *testing.B) {
+	for _, s := range []scheme{random, deterministic, aperture} {
+		b.Run(params[pScheme].Choices[s], func(b *testing.B) {
 			p := point(300, 300, 90, s)
 			for i := 0; i < b.N; i++ {
 				if _, err := (Model{}).Run(context.Background(), p, model.Seed{Run: uint64(i)}); err != nil {
