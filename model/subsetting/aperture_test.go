@@ -14,6 +14,7 @@ import (
 var apertureCases = []struct{ c, b, a int }{
 	{300, 300, 30}, {300, 300, 12}, {300, 300, 1}, {300, 300, 300}, {100, 300, 12}, {300, 100, 12}, {7, 300, 30},
 	{1000, 64, 8}, {999, 64, 16}, {13, 7, 3}, {2, 1, 1}, {1, 5, 2}, {5, 3, 3}, {40, 50, 49},
+	{5, 2, 1}, {10, 3, 2}, // N < C, but an arc wraps to meet a backend at both ends: every count capped at C
 }
 
 // TestApertureExact: deterministic aperture's counts are exactly those of analytic.ApertureCounts (lo on B − h

@@ -1,7 +1,9 @@
 // Package subsetting is the subsetting model (seed 002 §9): C clients each connect to a subset of k of B backends,
 // and a run reports how evenly the connections fall on the backends. No requests, no clock: a backend's load is its
 // connection count. (When each client spreads its requests evenly over its subset, a backend's request load is its
-// count divided by k, the same for every client, so every ratio to the mean below is also the request load's.)
+// count divided by k, the same for every client, so every ratio of the counts to their mean is also the request
+// load's. Aperture weights the two edge backends of each client's arc fractionally, so there the two differ: the
+// load_* columns report the request load for every scheme.)
 //
 // # Schemes
 //
@@ -55,13 +57,15 @@
 // lowLoad 0.875 and highLoad 1.125 (smoothWin 15 s); low_load and high_load default here to 0.5 and 2, the load
 // band of the original aperture balancer that issue 16 names (set 0.875 and 1.125 for 24.2.0's). (3) Ring
 // arithmetic is exact (Finagle's is in doubles, with a 1e-6 tolerance at the arc's end). (4) Requests go to each
-// backend in exact proportion to its weight; Finagle's WeightedP2CPick only approximates that.
+// backend in exact proportion to its weight; Finagle's WeightedP2CPick only approximates that. (5) The rotation is
+// never on the lattice of backend boundaries; a deployment whose peerOffset puts it there (e.g. 0, with B dividing
+// C) has arcs ending exactly on boundaries and one connection fewer per backend: N + C/B − 1.
 //
 // # Theory
 //
-// Random (and random_aperture, with k = a): a backend's count is exactly Binomial(C, k/B); deterministic: exactly Binomial(R, ⌊B/k⌋·k/B) +
-// Bernoulli(q·k/B) with R full rounds and q clients in the last partial round, which is the exact two-point law R,
-// R+1 when k divides B. From the marginal law: the expected variance ratio and idle backends are exact, the least and
+// Random (and random_aperture, with k = a): a backend's count is exactly Binomial(C, k/B); deterministic: exactly
+// Binomial(R, ⌊B/k⌋·k/B) + Bernoulli(q·k/B) with R full rounds and q clients in the last partial round, which is the
+// exact two-point law R, R+1 when k divides B. From the marginal law: the expected variance ratio and idle backends are exact, the least and
 // most connected backends follow analytic.SubsetExtremes (independent backends: an approximation) except when k
 // divides B under deterministic subsetting, where they are exact on every run. Aperture: exact on every run, every
 // count is N + ⌊C/B⌋ or N + ⌈C/B⌉ (capped at C; C mod B backends at the higher), and every backend's request load
@@ -212,7 +216,7 @@ func configOf(p model.Point) config {
 // holds it (analytic.LoadBandAperture): its steady state at client_load, or min_aperture when client_load is null
 // (clamped to B), with the nulls of the parameters' docs.
 func apertureOf(p model.Point) (a int, stable bool) {
-	low, high, m, b := DefaultLowLoad, DefaultHighLoad, 1, int(p[pBackends].I)
+	m, b := 1, int(p[pBackends].I)
 	if scheme(p[pScheme].I) == aperture {
 		m = MinDeterministicAperture
 	}
@@ -223,13 +227,20 @@ func apertureOf(p model.Point) (a int, stable bool) {
 	if !p[pClientLoad].Valid {
 		return m, true
 	}
+	low, high := band(p)
+	return analytic.LoadBandAperture(p[pClientLoad].F, low, high, m, b)
+}
+
+// band is the point's load band [low_load, high_load], with their nulls 0.5 and 2.
+func band(p model.Point) (low, high float64) {
+	low, high = DefaultLowLoad, DefaultHighLoad
 	if p[pLowLoad].Valid {
 		low = p[pLowLoad].F
 	}
 	if p[pHighLoad].Valid {
 		high = p[pHighLoad].F
 	}
-	return analytic.LoadBandAperture(p[pClientLoad].F, low, high, m, b)
+	return low, high
 }
 
 // units is deterministic aperture's N = ⌈a·C/B⌉ client units per arc, capped at C (0 for the other schemes).
@@ -303,13 +314,7 @@ func checkAperture(p model.Point, s scheme) error {
 	if l := p[pClientLoad]; l.Valid && !(l.F >= 0 && l.F <= MaxClientLoad) {
 		return model.Issue{Param: "client_load", Message: fmt.Sprintf("%v: need 0 ≤ client_load ≤ %g", l.F, MaxClientLoad)}
 	}
-	lo, hi := DefaultLowLoad, DefaultHighLoad
-	if p[pLowLoad].Valid {
-		lo = p[pLowLoad].F
-	}
-	if p[pHighLoad].Valid {
-		hi = p[pHighLoad].F
-	}
+	lo, hi := band(p)
 	if !(lo > 0) || math.IsInf(lo, 0) {
 		return model.Issue{Param: "low_load", Message: fmt.Sprintf("%v: need 0 < low_load < high_load", lo)}
 	}
