@@ -12,8 +12,14 @@ import (
 	"lbsweep/results/schema"
 )
 
+// point is a point with the aperture parameters null; k = 0 leaves subset_size null too.
 func point(c, b, k int, s scheme) model.Point {
-	return model.Point{pClients: model.IntValue(int64(c)), pBackends: model.IntValue(int64(b)), pSubsetSize: model.IntValue(int64(k)), pScheme: model.IntValue(int64(s))}
+	p := make(model.Point, len(params))
+	p[pClients], p[pBackends], p[pScheme] = model.IntValue(int64(c)), model.IntValue(int64(b)), model.IntValue(int64(s))
+	if k > 0 {
+		p[pSubsetSize] = model.IntValue(int64(k))
+	}
+	return p
 }
 
 func run(t testing.TB, p model.Point, seed uint64) *schema.Builder {
@@ -37,7 +43,7 @@ func TestDeterministicExact(t *testing.T) {
 		r, q := tc.c/s, tc.c%s
 		for seed := range uint64(20) {
 			cfg := config{c: tc.c, b: tc.b, k: tc.k, scheme: deterministic}
-			count, err := connect(context.Background(), cfg, seed)
+			count, _, err := connect(context.Background(), cfg, seed)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +78,7 @@ func TestDeterministicExact(t *testing.T) {
 func TestConnectionsSum(t *testing.T) {
 	for _, s := range []scheme{random, deterministic} {
 		for _, tc := range []struct{ c, b, k int }{{300, 300, 90}, {10, 7, 7}, {50, 1, 1}, {13, 100, 33}} {
-			count, err := connect(context.Background(), config{c: tc.c, b: tc.b, k: tc.k, scheme: s}, 3)
+			count, _, err := connect(context.Background(), config{c: tc.c, b: tc.b, k: tc.k, scheme: s}, 3)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,10 +196,11 @@ func TestCanceled(t *testing.T) {
 	}
 }
 
-// BenchmarkRun300: one run at seed 002 §9's 300 × 300, 30% subsets; reports subset slots per second.
+// BenchmarkRun300: one run at seed 002 §9's 300 × 300, 30% subsets (aperture: a = 90); reports steps per second
+// (subset slots; for aperture, backend overlaps).
 func BenchmarkRun300(b *testing.B) {
-	for _, s := range []scheme{random, deterministic} {
-		b.Run(fmt.Sprint([]string{"random", "deterministic"}[s]), func(b *testing.B) {
+	for _, s := range []scheme{random, deterministic, aperture} {
+		b.Run(params[pScheme].Choices[s], func(b *testing.B) {
 			p := point(300, 300, 90, s)
 			for i := 0; i < b.N; i++ {
 				if _, err := (Model{}).Run(context.Background(), p, model.Seed{Run: uint64(i)}); err != nil {
