@@ -119,3 +119,18 @@ func lruExact(p []float64, c int, nodes int) float64 {
 	}
 	return h
 }
+
+// Zipf returns the Zipf(s) law over k ranks (index r−1 holds rank r): p_r = r^−s / Σ_{j≤k} j^−s, k ≥ 1, s ≥ 0 (s = 0
+// is uniform). The popularity law of the request-level world's keys and of Che's approximation's tests.
+func Zipf(k int, s float64) []float64 {
+	p := make([]float64, k)
+	sum := 0.0
+	for i := range p {
+		p[i] = math.Pow(float64(i+1), -s)
+		sum += p[i]
+	}
+	for i := range p {
+		p[i] /= sum
+	}
+	return p
+}

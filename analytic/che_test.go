@@ -6,23 +6,10 @@ import (
 	"testing"
 )
 
-func zipfP(k int, s float64) []float64 {
-	p := make([]float64, k)
-	sum := 0.0
-	for i := range p {
-		p[i] = math.Pow(float64(i+1), -s)
-		sum += p[i]
-	}
-	for i := range p {
-		p[i] /= sum
-	}
-	return p
-}
-
 // Uniform popularity: LRU holds C of K equally likely keys, so both laws give C/K exactly (Che: K(1 − e^(−t/K)) = C
 // makes each key's hit probability C/K).
 func TestCheUniform(t *testing.T) {
-	p := zipfP(50, 0)
+	p := Zipf(50, 0)
 	for _, c := range []int{1, 7, 25, 49} {
 		want := float64(c) / 50
 		if got := CheHitRatio(p, float64(c)); math.Abs(got-want) > 1e-12 {
@@ -36,7 +23,7 @@ func TestCheUniform(t *testing.T) {
 
 // A cache of one key hits exactly when the previous request had the same key: Σ p_i².
 func TestLRUExactOneKey(t *testing.T) {
-	p := zipfP(30, 1.2)
+	p := Zipf(30, 1.2)
 	want := 0.0
 	for _, x := range p {
 		want += x * x
@@ -49,7 +36,7 @@ func TestLRUExactOneKey(t *testing.T) {
 // Everything fits: every request but the first of each key hits (stationary ratio 1), for both laws; the root of
 // Che's equation solves it.
 func TestCheFitsAndRoot(t *testing.T) {
-	p := zipfP(20, 0.9)
+	p := Zipf(20, 0.9)
 	if CheHitRatio(p, 20) != 1 || LRUExactHitRatio(p, 25) != 1 {
 		t.Error("a cache holding every key must hit always")
 	}
@@ -65,7 +52,7 @@ func TestCheFitsAndRoot(t *testing.T) {
 
 // The quadrature converged: 32 and 64 nodes per segment agree to 10^-10.
 func TestLRUExactQuadrature(t *testing.T) {
-	p := zipfP(60, 0.8)
+	p := Zipf(60, 0.8)
 	a, b := lruExact(p, 12, 32), lruExact(p, 12, 64)
 	if math.Abs(a-b) > 1e-10 {
 		t.Errorf("32 nodes %v, 64 nodes %v", a, b)
@@ -78,7 +65,7 @@ func TestLRUExactQuadrature(t *testing.T) {
 // is small).
 func TestLRUExactAgainstSimulation(t *testing.T) {
 	const k, c = 40, 8
-	p := zipfP(k, 1)
+	p := Zipf(k, 1)
 	cdf := make([]float64, k)
 	acc := 0.0
 	for i, x := range p {

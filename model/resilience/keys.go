@@ -1,8 +1,7 @@
 package resilience
 
 import (
-	"math"
-
+	"lbsweep/analytic"
 	"lbsweep/model/sim"
 )
 
@@ -37,20 +36,6 @@ const (
 	// this model's choice, not a sourced number.
 	DefaultHitCost = 0.1
 )
-
-// ZipfWeights returns the Zipf(s) probabilities of ranks 1..k (index r−1): p_r = r^−s / Σ_j j^−s. k ≥ 1, s ≥ 0.
-func ZipfWeights(k int, s float64) []float64 {
-	p := make([]float64, k)
-	sum := 0.0
-	for i := range p {
-		p[i] = math.Pow(float64(i+1), -s)
-		sum += p[i]
-	}
-	for i := range p {
-		p[i] /= sum
-	}
-	return p
-}
 
 // alias is Walker's alias table (Vose's construction) over k outcomes: one uniform draw picks an outcome in O(1).
 type alias struct {
@@ -191,7 +176,7 @@ func (e *engine) newKeys() {
 		return
 	}
 	e.keyR = sim.NewRand(e.seedRun, streamKeys)
-	e.keyTable = newAlias(ZipfWeights(c.keys, c.zipf))
+	e.keyTable = newAlias(analytic.Zipf(c.keys, c.zipf))
 	if c.cache > 0 {
 		e.caches = make([]*lru, n)
 		for k := range e.caches {

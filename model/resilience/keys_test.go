@@ -17,7 +17,7 @@ import (
 // The alias table draws Zipf(1) over 10 keys with the right frequencies: each of 10^6 draws' counts within 5
 // binomial standard deviations of its expectation (a false alarm about once in 170 000 keys; fixed seed).
 func TestZipfAlias(t *testing.T) {
-	p := ZipfWeights(10, 1)
+	p := analytic.Zipf(10, 1)
 	tab := newAlias(p)
 	r := sim.NewRand(1, streamKeys)
 	const draws = 1_000_000
@@ -31,7 +31,7 @@ func TestZipfAlias(t *testing.T) {
 			t.Errorf("key %d: %v draws, want %v ± %v", i+1, counts[i], draws*x, 5*sd)
 		}
 	}
-	u := newAlias(ZipfWeights(7, 0)) // uniform: every column accepts itself
+	u := newAlias(analytic.Zipf(7, 0)) // uniform: every column accepts itself
 	for i, x := range u.prob {
 		if math.Abs(x-1) > 1e-12 {
 			t.Errorf("uniform alias column %d: probability %v, want 1", i, x)
@@ -45,7 +45,7 @@ func TestLRUAgainstList(t *testing.T) {
 	l := newLRU(c, k)
 	var list []uint64
 	r := sim.NewRand(2, 3)
-	tab := newAlias(ZipfWeights(k, 0.9))
+	tab := newAlias(analytic.Zipf(k, 0.9))
 	for i := range 20_000 {
 		if i%5000 == 4999 {
 			l.clear()
@@ -83,7 +83,7 @@ func TestCacheSingleServerChe(t *testing.T) {
 	}
 	sd := math.Sqrt((m2 - m*m) * reps / (reps - 1))
 	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: reps - 1}.Quantile(1-0.001/2) * sd / math.Sqrt(reps)
-	pk := ZipfWeights(k, s)
+	pk := analytic.Zipf(k, s)
 	exact, che := analytic.LRUExactHitRatio(pk, c), analytic.CheHitRatio(pk, c)
 	t.Logf("simulated %.5f ± %.5f (99.9%%), exact %.5f, Che %.5f", m, half, exact, che)
 	if math.Abs(m-exact) > half {
@@ -148,7 +148,7 @@ func TestCacheRandomDispatchTheory(t *testing.T) {
 	}
 	sd := math.Sqrt((m2 - m*m) * reps / (reps - 1))
 	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: reps - 1}.Quantile(1-0.001/2) * sd / math.Sqrt(reps)
-	pk := ZipfWeights(100, 1)
+	pk := analytic.Zipf(100, 1)
 	che, exact := analytic.CheHitRatio(pk, 10), analytic.LRUExactHitRatio(pk, 10)
 	t.Logf("simulated %.5f ± %.5f (99.9%%), Che %.5f, exact %.5f", m, half, che, exact)
 	if !got.Valid || math.Abs(got.F-che) > 1e-12 {
@@ -215,7 +215,7 @@ func TestCacheRingHashTheory(t *testing.T) {
 	got := theoryOf(p, colTheoryHitRatio)
 	cfg := configOf(p)
 	own := keyOwners(p, cfg)([]bool{true, true, true, true})
-	pk := ZipfWeights(k, s)
+	pk := analytic.Zipf(k, s)
 	che, exact := 0.0, 0.0
 	for srv := range 4 {
 		var q []float64

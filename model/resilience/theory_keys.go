@@ -75,7 +75,7 @@ func theoryKeys(p model.Point, c config, tr policy.Traits, cells map[schema.Colu
 		owners = nil // breakers and ejections change the ring's fleet at times no closed form knows
 	}
 	if cacheTheoryApplies(c) && (!tr.Keyed || owners != nil) {
-		pk := ZipfWeights(c.keys, c.zipf)
+		pk := analytic.Zipf(c.keys, c.zipf)
 		fleets, shares := fleetEpochs(c)
 		h := 0.0
 		for e, fleet := range fleets {
