@@ -125,10 +125,15 @@ func TestMaglevWeightsAsEnvoyDocuments(t *testing.T) {
 
 // TestMaglevValidate lists rejected tables.
 func TestMaglevValidate(t *testing.T) {
-	for _, c := range []MaglevConfig{{N: 0}, {N: 2, TableSize: 65536}, {N: 2, TableSize: 1}, {N: 8, TableSize: 7}, {N: 2, Weights: []float64{1, -1}}} {
+	for _, c := range []MaglevConfig{{N: 0}, {N: 2, TableSize: 65536}, {N: 2, TableSize: 1}, {N: 8, TableSize: 7}, {N: 2, Weights: []float64{1, -1}},
+		// Envoy's bound: the next prime above 5000011, and the largest int32 prime (an 8 GB table before the bound).
+		{N: 2, TableSize: 5000077}, {N: 2, TableSize: 2147483647}} {
 		if c.Validate() == nil {
 			t.Errorf("%+v accepted", c)
 		}
+	}
+	if err := (MaglevConfig{N: 2, TableSize: MaxTableSize}).Validate(); err != nil {
+		t.Errorf("Envoy's largest table_size refused: %v", err)
 	}
 	if !prime(65537) || prime(65535) || !prime(2) || prime(1) {
 		t.Error("prime is wrong")

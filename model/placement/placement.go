@@ -68,7 +68,7 @@ var params = []model.Param{
 	pM:           {Name: "m", Kind: model.Int, Default: model.IntValue(1000000), Unit: "keys", Doc: "keys placed, 1 ≤ m ≤ 10^8"},
 	pMinRingSize: {Name: "min_ring_size", Kind: model.Int, Optional: true, Unit: "entries", Doc: "ring, bounded: Envoy minimum_ring_size, entries in the whole ring (1 ≤ · ≤ 8M); filled with Envoy's default 1024 unless per_host is given; null for other schemes"},
 	pPerHost:     {Name: "per_host", Kind: model.Int, Optional: true, Unit: "entries", Doc: "ring, bounded: ketama-style entries per host (1 ≤ · ≤ 10^4), instead of min_ring_size; null otherwise"},
-	pTableSize:   {Name: "table_size", Kind: model.Int, Optional: true, Unit: "slots", Doc: "maglev: prime table size M ≤ 2^31−1 (filled with Envoy's default 65537); null for other schemes"},
+	pTableSize:   {Name: "table_size", Kind: model.Int, Optional: true, Unit: "slots", Doc: "maglev: prime table size M ≤ 5000011 (Envoy's bound; filled with Envoy's default 65537); null for other schemes"},
 	pProbes:      {Name: "probes", Kind: model.Int, Optional: true, Doc: "multi_probe: probes per key, 1 ≤ k ≤ 1000 (filled with the paper's 21); null for other schemes"},
 	pEpsilon:     {Name: "epsilon", Kind: model.Float, Optional: true, Doc: "bounded: ε ≥ 0, capacity ⌈(1+ε)m/n⌉ (Envoy hash_balance_factor and HAProxy hash-balance-factor f: ε = f/100 − 1); filled with 0.25 (seed 004); null for other schemes"},
 	pWeights:     {Name: "weights", Kind: model.List, Optional: true, Doc: "one weight > 0 per server (n values) for ring, maglev, rendezvous, bounded; a joining server gets their mean; null for equal"},
