@@ -103,7 +103,9 @@ func validWeights(w []float64, n int) error {
 	return nil
 }
 
-// normalized returns w scaled to sum to 1 (equal shares when w is nil) and its minimum.
+// normalized returns w scaled to sum to 1 (equal shares when w is nil) and its minimum. When the finite weights'
+// sum overflows to +Inf (weights near math.MaxFloat64, which made every share 0), they are divided by their maximum
+// first; otherwise the plain x/Σw, so the shares of every other configuration are unchanged to the bit.
 func normalized(w []float64, n int) (shares []float64, min float64) {
 	shares = make([]float64, n)
 	if w == nil {
@@ -112,13 +114,22 @@ func normalized(w []float64, n int) (shares []float64, min float64) {
 		}
 		return shares, 1 / float64(n)
 	}
-	sum := 0.0
+	top, sum := 1.0, 0.0
 	for _, x := range w {
 		sum += x
 	}
+	if math.IsInf(sum, 1) {
+		top, sum = 0, 0
+		for _, x := range w {
+			top = math.Max(top, x)
+		}
+		for _, x := range w {
+			sum += x / top
+		}
+	}
 	min = math.Inf(1)
 	for i, x := range w {
-		shares[i] = x / sum
+		shares[i] = x / top / sum
 		min = math.Min(min, shares[i])
 	}
 	return shares, min
