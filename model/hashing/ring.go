@@ -178,27 +178,19 @@ func NewRing(c RingConfig) *Ring {
 	if err := c.Validate(); err != nil {
 		panic(err)
 	}
-	shares, wmin := normalized(c.Weights, c.N)
-	var scale float64
-	if c.MinRingSize > 0 {
-		scale = math.Min(math.Ceil(wmin*float64(c.MinRingSize))/wmin, float64(c.maxRing()))
-	} else {
-		scale = float64(c.PerHost) * float64(c.N)
+	count := c.Counts()
+	size := 0
+	for _, k := range count {
+		size += k
 	}
-	size := int(math.Ceil(scale))
 	type entry struct {
 		pos   uint64
 		owner int32
 	}
 	entries := make([]entry, 0, size)
-	count := make([]int, c.N)
-	current, target := 0.0, 0.0
-	for s, w := range shares {
-		target += scale * w
-		for i := uint64(0); current < target; i++ {
-			entries = append(entries, entry{Key(uint64(s)<<32|i, c.Salt), int32(s)})
-			current++
-			count[s]++
+	for s, k := range count {
+		for i := range k {
+			entries = append(entries, entry{Key(uint64(s)<<32|uint64(i), c.Salt), int32(s)})
 		}
 	}
 	slices.SortFunc(entries, func(a, b entry) int {
@@ -226,6 +218,33 @@ func NewRing(c RingConfig) *Ring {
 		r.index[k] = int32(j)
 	}
 	return r
+}
+
+// Counts returns the entries per server of the ring c describes, without building it (O(N); the counts do not
+// depend on the salt): Envoy's scale and running sums of the Ring comment. A server can get 0 entries when its
+// normalized weight times the scale is below 1 (a huge weight ratio, or PerHost with unequal weights). It panics
+// only on an invalid config (callers Validate first).
+func (c RingConfig) Counts() []int {
+	if err := c.Validate(); err != nil {
+		panic(err)
+	}
+	shares, wmin := normalized(c.Weights, c.N)
+	var scale float64
+	if c.MinRingSize > 0 {
+		scale = math.Min(math.Ceil(wmin*float64(c.MinRingSize))/wmin, float64(c.maxRing()))
+	} else {
+		scale = float64(c.PerHost) * float64(c.N)
+	}
+	count := make([]int, c.N)
+	current, target := 0.0, 0.0
+	for s, w := range shares {
+		target += scale * w
+		for current < target {
+			current++
+			count[s]++
+		}
+	}
+	return count
 }
 
 // Entries returns the number of entries on the ring (Envoy's ring_hash_lb.size gauge).
