@@ -250,3 +250,36 @@ func TestRingTheoryRange(t *testing.T) {
 		}
 	}
 }
+
+// TestEqualWeightsKeepTheory: weights that are all alike place keys as no weights do, so the theory columns stay
+// (they were null for any weights given).
+func TestEqualWeightsKeepTheory(t *testing.T) {
+	for _, s := range []Scheme{Ring, Jump, Rendezvous} {
+		set := map[string]model.Value{"scheme": model.IntValue(int64(s)), "m": model.IntValue(1000)}
+		plain := rowOf(t, point(t, set), 1)
+		if s != Jump {
+			set["weights"] = model.ListValue(repeat(2.5, 100))
+		}
+		b := rowOf(t, point(t, set), 1)
+		for _, c := range []schema.Column{colThMoved, colThPTMMedian} {
+			if x, y := b.Get(c), plain.Get(c); x.Valid != y.Valid || x.F != y.F {
+				t.Errorf("%s with equal weights: %s = %+v, without weights %+v", schemeNames[s], c.Name, b.Get(c), plain.Get(c))
+			}
+		}
+		if !b.Get(colThMoved).Valid {
+			t.Errorf("%s with equal weights: no theory_moved_fraction", schemeNames[s])
+		}
+	}
+	b := rowOf(t, point(t, map[string]model.Value{"m": model.IntValue(1000), "weights": model.ListValue(append(repeat(1, 99), 2))}), 1)
+	if b.Get(colThMoved).Valid || b.Get(colThPTMMedian).Valid {
+		t.Error("unequal weights: theory columns set")
+	}
+}
+
+func repeat(x float64, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = x
+	}
+	return v
+}

@@ -254,7 +254,13 @@ func spread(x []float64, mean float64) (ptm, cv float64) {
 func (Model) Theory(p model.Point) model.Theory {
 	n := int(p[pN].I)
 	s := Scheme(p[pScheme].I)
-	equal := !p[pWeights].Valid
+	equal := !p[pWeights].Valid // or weights all alike (the same tables as none, the same laws)
+	if w := p[pWeights].L; p[pWeights].Valid {
+		equal = true
+		for _, x := range w {
+			equal = equal && x == w[0]
+		}
+	}
 	moved := schema.Null()
 	if equal {
 		if Change(p[pChange].I) == Join {
