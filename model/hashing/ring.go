@@ -220,10 +220,11 @@ func NewRing(c RingConfig) *Ring {
 	return r
 }
 
-// Counts returns the entries per server of the ring c describes, without building it (O(N); the counts do not
-// depend on the salt): Envoy's scale and running sums of the Ring comment. A server can get 0 entries when its
-// normalized weight times the scale is below 1 (a huge weight ratio, or PerHost with unequal weights). It panics
-// only on an invalid config (callers Validate first).
+// Counts returns the entries per server of the ring c describes, without building it (one addition per entry, no
+// hashing or sort; the counts do not depend on the salt): Envoy's scale and running sums of the Ring comment. A
+// server can get 0 entries when its normalized weight times the scale is near or below 1 (a huge weight ratio,
+// PerHost with unequal weights, or Envoy's double rounding at a small MinRingSize). It panics only on an invalid
+// config (callers Validate first).
 func (c RingConfig) Counts() []int {
 	if err := c.Validate(); err != nil {
 		panic(err)

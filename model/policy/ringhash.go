@@ -45,8 +45,8 @@ func (c RingConfig) check(s Servers) error {
 	}
 	// Envoy's scale is min(⌈w_min·min_ring_size⌉/w_min, maximum_ring_size) for the smallest normalized weight w_min,
 	// and its running sums in doubles can leave a server without an entry even when scale·w_min ≥ 1 (weights
-	// 0.6000000000000001 and 0.2 at min_ring_size 2: 4 entries and 0): count them exactly (O(n), no ring built), since
-	// the walks rely on every server owning an entry.
+	// 0.6000000000000001 and 0.2 at min_ring_size 2: 4 entries and 0): count them exactly (RingConfig.Counts, no
+	// hashing, no sort), since the walks rely on every server owning an entry.
 	if s.Weight != nil {
 		for k, e := range (hashing.RingConfig{N: s.N, Weights: s.Weight, MinRingSize: c.MinRingSize}).Counts() {
 			if e == 0 {
