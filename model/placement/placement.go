@@ -91,7 +91,7 @@ var (
 	colBuildOps    = schema.Column{Name: "build_ops", Type: schema.Int64, Doc: "work to build it: hash evaluations (ring: one per entry; rendezvous, multi_probe: n) or, for maglev, 2n hashes plus the slot probes of the fill; jump: 0"}
 	colEntriesMin  = schema.Column{Name: "entries_per_host_min", Type: schema.Int64, Unit: "entries", Doc: "ring, bounded, maglev: fewest entries a server owns (Envoy's min_hashes_per_host / min_entries_per_host); null otherwise"}
 	colEntriesMax  = schema.Column{Name: "entries_per_host_max", Type: schema.Int64, Unit: "entries", Doc: "ring, bounded, maglev: most entries a server owns; null otherwise"}
-	colCap         = schema.Column{Name: "capacity", Type: schema.Int64, Unit: "keys", Doc: "bounded: ⌈(1+ε)m/n⌉ (equal weights; the largest c_s with weights), which no server exceeded (Run fails otherwise); null otherwise"}
+	colCap         = schema.Column{Name: "capacity", Type: schema.Int64, Unit: "keys", Doc: "bounded: ⌈(1+ε)m/n⌉ (equal weights; the largest c_s with weights), at most m, which no server exceeded (Run fails otherwise); null otherwise"}
 	colSharePTM    = schema.Column{Name: "share_peak_to_mean", Type: schema.Float64, Doc: "ring: n × the largest server's share of the hash space (its arcs); maglev: n × its slots / M; exact, without the keys' sampling noise; null for other schemes"}
 	colBelowRef    = schema.Column{Name: "share_ptm_below_reference", Type: schema.Bool, Doc: "share_peak_to_mean ≤ ptm_reference; null without either"}
 	colThMoved     = schema.Column{Name: "theory_moved_fraction", Type: schema.Float64, Doc: "the necessary fraction: 1/(n+1) on a join, 1/n on a leave (equal weights); what a monotone scheme moves in expectation (ring: when no host's entry count changes)"}
