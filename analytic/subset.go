@@ -32,7 +32,8 @@ import "math"
 // RandomSubsetPMF returns the law of one backend's connection count under
 // random subsetting with c clients, b backends and subset size k: element x is
 // P(X = x), x = 0..c, for X ~ Binomial(c, k/b), computed with Loader's
-// saddle-point form (relative error near 1e-15). Exact marginally (the counts
+// saddle-point form (relative error near 1e-15), up to the last x whose
+// probability does not underflow to 0 (the slice may end before c). Exact marginally (the counts
 // of different backends are dependent). It panics unless c ≥ 0 and
 // 1 ≤ k ≤ b.
 func RandomSubsetPMF(c, b, k int) []float64 {
@@ -42,7 +43,8 @@ func RandomSubsetPMF(c, b, k int) []float64 {
 
 // DeterministicSubsetPMF returns the law of one backend's connection count
 // under the SRE book's deterministic subsetting (c clients, b backends, subset
-// size k): element x is P(X = x), x = 0..R+1, for X = Binomial(R, s·k/b) +
+// size k): element x is P(X = x), x = 0..R+1 (or fewer: the binomial's upper
+// terms that underflow to 0 are left out, as in RandomSubsetPMF), for X = Binomial(R, s·k/b) +
 // Bernoulli(q·k/b) with s = ⌊b/k⌋, R = ⌊c/s⌋, q = c mod s (independent
 // terms). Exact marginally. When k divides b it is the two-point law of the
 // package comment (the counts themselves are then fixed, not random: see
@@ -53,7 +55,7 @@ func DeterministicSubsetPMF(c, b, k int) []float64 {
 	r, q := c/s, c%s
 	full := binomialPMF(r, float64(b)/float64(s*k))
 	pb := float64(q*k) / float64(b)
-	out := make([]float64, r+2)
+	out := make([]float64, len(full)+1)
 	for x, px := range full {
 		out[x] += px * (1 - pb)
 		out[x+1] += px * pb
@@ -185,12 +187,21 @@ func cdfMean(cdf []float64) float64 {
 
 // binomialPMF returns P(X = x), x = 0..n, for X ~ Binomial(n, 1/inv), inv ≥ 1
 // (inv = 1/p is passed as a ratio of integers, b/k, so that no rounding of p
-// enters).
+// enters), without the upper tail's terms that underflow to 0: it stops at the
+// first x above the mean whose probability is 0 in double precision (the pmf
+// decreases past its mode, so every later term is 0 too). Before, 2^24 clients
+// with k = 1 of 2^24 backends (mean 1) evaluated and stored all 2^24 + 1
+// terms: 8 s and 0.5 GB of theory for a run of a fraction of a second.
 func binomialPMF(n int, inv float64) []float64 {
-	out := make([]float64, n+1)
 	bin := newBinomial(float64(n), inv)
-	for x := range out {
-		out[x] = bin.pmf(x)
+	mean := float64(n) / inv
+	out := make([]float64, 0, min(n+1, 1024))
+	for x := 0; x <= n; x++ {
+		v := bin.pmf(x)
+		if v == 0 && float64(x) > mean {
+			break
+		}
+		out = append(out, v)
 	}
 	return out
 }

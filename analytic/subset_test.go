@@ -125,3 +125,26 @@ func ExampleSubsetExtremes() {
 	// k=90: min 0.752 [0.678, 0.800], max 1.259 [1.200, 1.344]
 	// k=30: min 0.538 [0.400, 0.633], max 1.529 [1.400, 1.700]
 }
+
+// TestSubsetPMFTruncated: the upper tail that underflows to 0 is not evaluated or stored (2^24 clients, k = 1 of 2^24
+// backends: mean 1, a few hundred terms instead of 2^24 + 1), and what remains is the law: it sums to 1, the idle
+// count and the extremes are unchanged, and a law whose every term is representable keeps all of them.
+func TestSubsetPMFTruncated(t *testing.T) {
+	const n = 1 << 24
+	pmf := RandomSubsetPMF(n, n, 1)
+	if len(pmf) > 1000 {
+		t.Fatalf("%d terms for a mean of 1", len(pmf))
+	}
+	sum := 0.0
+	for _, p := range pmf {
+		sum += p
+	}
+	closeRel(t, "sum", sum, 1, 1e-12)
+	closeRel(t, "idle", SubsetIdle(pmf, n), n*math.Pow(1-1.0/n, n), 1e-9)
+	if e := SubsetExtremes(pmf, n); e.MaxMean < 9 || e.MaxMean > 11 {
+		t.Errorf("E[max] of 2^24 Binomial(2^24, 2^-24) counts: %v, want about 10", e.MaxMean)
+	}
+	if got := RandomSubsetPMF(300, 300, 30); len(got) != 301 {
+		t.Errorf("Binomial(300, 0.1): %d terms, want all 301 (0.1^300 is representable)", len(got))
+	}
+}

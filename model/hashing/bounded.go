@@ -7,7 +7,7 @@ import (
 
 // Bounded places keys by consistent hashing with bounded loads (Mirrokni, Thorup & Zadimoghaddam, "Consistent
 // Hashing with Bounded Loads", SODA 2018, arXiv:1608.01350): with m keys over n servers, each server's capacity is
-// c = ⌈(1+ε)·m/n⌉; keys are placed one at a time, in order, each going to the first server clockwise from its
+// c = ⌈(1+ε)·m/n⌉ (clamped to m, which changes nothing but the arithmetic); keys are placed one at a time, in order, each going to the first server clockwise from its
 // position on the ring that has fewer than c keys. No server ever holds more than c keys: the cap is an invariant,
 // and Place's callers can check it with Load and Cap.
 //
@@ -39,14 +39,24 @@ func NewBounded(r *Ring, n int, weights []float64, m int, epsilon float64) *Boun
 	shares, _ := normalized(weights, n)
 	b := &Bounded{ring: r, cap: make([]int, n), load: make([]int, n)}
 	for s, w := range shares {
-		b.cap[s] = int(math.Ceil((1 + epsilon) * float64(m) * w))
+		b.cap[s] = capOf((1+epsilon)*float64(m)*w, m)
 	}
 	return b
 }
 
-// Capacity returns ⌈(1+ε)·m/n⌉ for equal weights: the cap the paper states.
+// capOf returns ⌈x⌉ clamped to m: no server can hold more than the m keys, so a larger cap binds nothing, and the
+// clamp keeps a huge ε from overflowing the int conversion (ε = 10^12 made every cap negative, so no key found room).
+func capOf(x float64, m int) int {
+	if c := math.Ceil(x); c < float64(m) {
+		return int(c)
+	}
+	return m
+}
+
+// Capacity returns ⌈(1+ε)·m/n⌉ for equal weights, the cap the paper states, clamped to m (a cap above m binds
+// nothing).
 func Capacity(m, n int, epsilon float64) int {
-	return int(math.Ceil((1 + epsilon) * float64(m) / float64(n)))
+	return capOf((1+epsilon)*float64(m)/float64(n), m)
 }
 
 // Place assigns key hash h and returns its server and the ring entries visited (1 when the first is not full).

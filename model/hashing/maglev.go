@@ -9,11 +9,16 @@ import (
 // uses 65537 too).
 const DefaultTableSize = 65537
 
+// MaxTableSize is Envoy v1.31.0's bound on table_size (maglev.proto: "The table size must be prime number limited to
+// 5000011", validate.rules lte 5000011). It also bounds the table's memory: 4 bytes a slot, 20 MB at the bound,
+// where the 2^31−1 this package accepted before took 8 GB for one table.
+const MaxTableSize = 5000011
+
 // MaglevConfig configures a Maglev lookup table over N servers.
 type MaglevConfig struct {
 	N         int       // servers, 1 ≤ N ≤ TableSize
 	Weights   []float64 // one per server, > 0, or nil for equal
-	TableSize int       // a prime M ≥ 2 (Envoy rejects a composite table_size); 0: DefaultTableSize
+	TableSize int       // a prime 2 ≤ M ≤ MaxTableSize (Envoy rejects a composite table_size); 0: DefaultTableSize
 	Salt      uint64    // seeds each server's permutation (a host's "name")
 }
 
@@ -25,7 +30,7 @@ func (c MaglevConfig) size() int {
 }
 
 // Validate reports what is wrong with c, or nil: N ≥ 1, weights as for RingConfig, a prime table size (Envoy:
-// "The table size of maglev must be prime number") of at most 2^31−1 and N ≤ TableSize (else some servers get no
+// "The table size of maglev must be prime number") of at most MaxTableSize (Envoy's bound) and N ≤ TableSize (else some servers get no
 // entry; Envoy accepts this and documents it, this package rejects it).
 func (c MaglevConfig) Validate() error {
 	if c.N < 1 {
@@ -35,8 +40,8 @@ func (c MaglevConfig) Validate() error {
 		return err
 	}
 	m := c.size()
-	if m < 2 || m > math.MaxInt32 || !prime(uint64(m)) {
-		return fmt.Errorf("hashing: maglev table_size %d is not a prime in [2, 2^31)", m)
+	if m < 2 || m > MaxTableSize || !prime(uint64(m)) {
+		return fmt.Errorf("hashing: maglev table_size %d is not a prime in [2, %d] (Envoy's bound)", m, MaxTableSize)
 	}
 	if c.N > m {
 		return fmt.Errorf("hashing: %d servers exceed table_size %d", c.N, m)
@@ -44,7 +49,7 @@ func (c MaglevConfig) Validate() error {
 	return nil
 }
 
-// prime reports whether m is prime, by trial division (m < 2^31: at most 46341 divisions).
+// prime reports whether m is prime, by trial division (at most √m divisions: 2237 at MaxTableSize).
 func prime(m uint64) bool {
 	if m < 2 {
 		return false

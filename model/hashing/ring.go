@@ -103,7 +103,9 @@ func validWeights(w []float64, n int) error {
 	return nil
 }
 
-// normalized returns w scaled to sum to 1 (equal shares when w is nil) and its minimum.
+// normalized returns w scaled to sum to 1 (equal shares when w is nil) and its minimum. When the finite weights'
+// sum overflows to +Inf (weights near math.MaxFloat64, which made every share 0), they are divided by their maximum
+// first; otherwise the plain x/Σw, so the shares of every other configuration are unchanged to the bit.
 func normalized(w []float64, n int) (shares []float64, min float64) {
 	shares = make([]float64, n)
 	if w == nil {
@@ -112,13 +114,22 @@ func normalized(w []float64, n int) (shares []float64, min float64) {
 		}
 		return shares, 1 / float64(n)
 	}
-	sum := 0.0
+	top, sum := 1.0, 0.0
 	for _, x := range w {
 		sum += x
 	}
+	if math.IsInf(sum, 1) {
+		top, sum = 0, 0
+		for _, x := range w {
+			top = math.Max(top, x)
+		}
+		for _, x := range w {
+			sum += x / top
+		}
+	}
 	min = math.Inf(1)
 	for i, x := range w {
-		shares[i] = x / sum
+		shares[i] = x / top / sum
 		min = math.Min(min, shares[i])
 	}
 	return shares, min
@@ -167,27 +178,19 @@ func NewRing(c RingConfig) *Ring {
 	if err := c.Validate(); err != nil {
 		panic(err)
 	}
-	shares, wmin := normalized(c.Weights, c.N)
-	var scale float64
-	if c.MinRingSize > 0 {
-		scale = math.Min(math.Ceil(wmin*float64(c.MinRingSize))/wmin, float64(c.maxRing()))
-	} else {
-		scale = float64(c.PerHost) * float64(c.N)
+	count := c.Counts()
+	size := 0
+	for _, k := range count {
+		size += k
 	}
-	size := int(math.Ceil(scale))
 	type entry struct {
 		pos   uint64
 		owner int32
 	}
 	entries := make([]entry, 0, size)
-	count := make([]int, c.N)
-	current, target := 0.0, 0.0
-	for s, w := range shares {
-		target += scale * w
-		for i := uint64(0); current < target; i++ {
-			entries = append(entries, entry{Key(uint64(s)<<32|i, c.Salt), int32(s)})
-			current++
-			count[s]++
+	for s, k := range count {
+		for i := range k {
+			entries = append(entries, entry{Key(uint64(s)<<32|uint64(i), c.Salt), int32(s)})
 		}
 	}
 	slices.SortFunc(entries, func(a, b entry) int {
@@ -215,6 +218,34 @@ func NewRing(c RingConfig) *Ring {
 		r.index[k] = int32(j)
 	}
 	return r
+}
+
+// Counts returns the entries per server of the ring c describes, without building it (one addition per entry, no
+// hashing or sort; the counts do not depend on the salt): Envoy's scale and running sums of the Ring comment. A
+// server can get 0 entries when its normalized weight times the scale is near or below 1 (a huge weight ratio,
+// PerHost with unequal weights, or Envoy's double rounding at a small MinRingSize). It panics only on an invalid
+// config (callers Validate first).
+func (c RingConfig) Counts() []int {
+	if err := c.Validate(); err != nil {
+		panic(err)
+	}
+	shares, wmin := normalized(c.Weights, c.N)
+	var scale float64
+	if c.MinRingSize > 0 {
+		scale = math.Min(math.Ceil(wmin*float64(c.MinRingSize))/wmin, float64(c.maxRing()))
+	} else {
+		scale = float64(c.PerHost) * float64(c.N)
+	}
+	count := make([]int, c.N)
+	current, target := 0.0, 0.0
+	for s, w := range shares {
+		target += scale * w
+		for current < target {
+			current++
+			count[s]++
+		}
+	}
+	return count
 }
 
 // Entries returns the number of entries on the ring (Envoy's ring_hash_lb.size gauge).

@@ -125,10 +125,15 @@ func TestMaglevWeightsAsEnvoyDocuments(t *testing.T) {
 
 // TestMaglevValidate lists rejected tables.
 func TestMaglevValidate(t *testing.T) {
-	for _, c := range []MaglevConfig{{N: 0}, {N: 2, TableSize: 65536}, {N: 2, TableSize: 1}, {N: 8, TableSize: 7}, {N: 2, Weights: []float64{1, -1}}} {
+	for _, c := range []MaglevConfig{{N: 0}, {N: 2, TableSize: 65536}, {N: 2, TableSize: 1}, {N: 8, TableSize: 7}, {N: 2, Weights: []float64{1, -1}},
+		// Envoy's bound: the next prime above 5000011, and the largest int32 prime (an 8 GB table before the bound).
+		{N: 2, TableSize: 5000077}, {N: 2, TableSize: 2147483647}} {
 		if c.Validate() == nil {
 			t.Errorf("%+v accepted", c)
 		}
+	}
+	if err := (MaglevConfig{N: 2, TableSize: MaxTableSize}).Validate(); err != nil {
+		t.Errorf("Envoy's largest table_size refused: %v", err)
 	}
 	if !prime(65537) || prime(65535) || !prime(2) || prime(1) {
 		t.Error("prime is wrong")
@@ -255,4 +260,37 @@ func BenchmarkSchemes(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "keys/s")
 	})
+}
+
+// TestHugeWeights: finite weights whose sum overflows (3 × 10^308) build the same tables as equal weights; before,
+// the shares were x/+Inf = 0 and the ring panicked in makeslice, Maglev and rendezvous on the joining host's +Inf
+// mean weight upstream.
+func TestHugeWeights(t *testing.T) {
+	w := []float64{1e308, 1e308, 1e308}
+	r, e := NewRing(RingConfig{N: 3, Weights: w, MinRingSize: 1024}), NewRing(RingConfig{N: 3, MinRingSize: 1024})
+	if r.Entries() != e.Entries() || r.Count(0) != e.Count(0) {
+		t.Errorf("ring with weights 1e308: %d entries (%d on host 0), equal weights: %d (%d)", r.Entries(), r.Count(0), e.Entries(), e.Count(0))
+	}
+	g := NewMaglev(MaglevConfig{N: 3, Weights: w, TableSize: 65537})
+	if g.Count(0)+g.Count(1)+g.Count(2) != 65537 || g.Count(0) < 21845 || g.Count(0) > 21846 {
+		t.Errorf("maglev with weights 1e308: counts %d, %d, %d", g.Count(0), g.Count(1), g.Count(2))
+	}
+}
+
+// TestBoundedHugeEpsilon: a huge ε caps nothing (every cap is m, the plain ring's placement); before, ⌈(1+ε)m/n⌉
+// overflowed the int conversion to a negative cap and no key found room.
+func TestBoundedHugeEpsilon(t *testing.T) {
+	for _, eps := range []float64{1e12, 1e300, math.MaxFloat64} {
+		r := NewRing(RingConfig{N: 10, MinRingSize: 1024, Salt: 3})
+		b := NewBounded(r, 10, nil, 1000, eps)
+		if Capacity(1000, 10, eps) != 1000 {
+			t.Errorf("ε = %g: Capacity %d, want m = 1000", eps, Capacity(1000, 10, eps))
+		}
+		for k := uint64(0); k < 1000; k++ {
+			h := Key(k, 5)
+			if s, steps := b.Place(h); s != r.Owner(r.Find(h)) || steps != 1 {
+				t.Fatalf("ε = %g: key %d on server %d after %d steps, the ring says %d", eps, k, s, steps, r.Owner(r.Find(h)))
+			}
+		}
+	}
 }

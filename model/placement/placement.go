@@ -67,11 +67,11 @@ var params = []model.Param{
 	pN:           {Name: "n", Kind: model.Int, Default: model.IntValue(100), Doc: "servers before the change, 2 ≤ n ≤ 10^5 (maglev: n+1 ≤ table_size)"},
 	pM:           {Name: "m", Kind: model.Int, Default: model.IntValue(1000000), Unit: "keys", Doc: "keys placed, 1 ≤ m ≤ 10^8"},
 	pMinRingSize: {Name: "min_ring_size", Kind: model.Int, Optional: true, Unit: "entries", Doc: "ring, bounded: Envoy minimum_ring_size, entries in the whole ring (1 ≤ · ≤ 8M); filled with Envoy's default 1024 unless per_host is given; null for other schemes"},
-	pPerHost:     {Name: "per_host", Kind: model.Int, Optional: true, Unit: "entries", Doc: "ring, bounded: ketama-style entries per host (1 ≤ · ≤ 10^4), instead of min_ring_size; null otherwise"},
-	pTableSize:   {Name: "table_size", Kind: model.Int, Optional: true, Unit: "slots", Doc: "maglev: prime table size M ≤ 2^31−1 (filled with Envoy's default 65537); null for other schemes"},
+	pPerHost:     {Name: "per_host", Kind: model.Int, Optional: true, Unit: "entries", Doc: "ring, bounded: ketama-style entries per host (1 ≤ · ≤ 10^4, per_host·(n+1) ≤ 8M), instead of min_ring_size; null otherwise"},
+	pTableSize:   {Name: "table_size", Kind: model.Int, Optional: true, Unit: "slots", Doc: "maglev: prime table size M ≤ 5000011 (Envoy's bound; filled with Envoy's default 65537); null for other schemes"},
 	pProbes:      {Name: "probes", Kind: model.Int, Optional: true, Doc: "multi_probe: probes per key, 1 ≤ k ≤ 1000 (filled with the paper's 21); null for other schemes"},
 	pEpsilon:     {Name: "epsilon", Kind: model.Float, Optional: true, Doc: "bounded: ε ≥ 0, capacity ⌈(1+ε)m/n⌉ (Envoy hash_balance_factor and HAProxy hash-balance-factor f: ε = f/100 − 1); filled with 0.25 (seed 004); null for other schemes"},
-	pWeights:     {Name: "weights", Kind: model.List, Optional: true, Doc: "one weight > 0 per server (n values) for ring, maglev, rendezvous, bounded; a joining server gets their mean; null for equal"},
+	pWeights:     {Name: "weights", Kind: model.List, Optional: true, Doc: "one weight > 0 per server (n values) for ring, maglev, rendezvous, bounded (where every server must get a ring entry); a joining server gets their mean; null for equal"},
 	pZipfS:       {Name: "zipf_s", Kind: model.Float, Optional: true, Doc: "Zipf exponent s ≥ 0 of the keys' popularity (key k ∝ (k+1)^−s) for the traffic columns; null: no traffic columns"},
 	pChange:      {Name: "change", Kind: model.Enum, Choices: []string{"join", "leave"}, Default: model.IntValue(int64(Join)), Doc: "join: server n joins; leave: server n−1 leaves"},
 	pReference:   {Name: "ptm_reference", Kind: model.Float, Optional: true, Doc: "a reference peak-to-mean ratio ≥ 1 (e.g. a published median): share_ptm_below_reference says whether a run's share_peak_to_mean is at or below it, so a claim on its mean tests a quantile; null: no such column"},
@@ -91,7 +91,7 @@ var (
 	colBuildOps    = schema.Column{Name: "build_ops", Type: schema.Int64, Doc: "work to build it: hash evaluations (ring: one per entry; rendezvous, multi_probe: n) or, for maglev, 2n hashes plus the slot probes of the fill; jump: 0"}
 	colEntriesMin  = schema.Column{Name: "entries_per_host_min", Type: schema.Int64, Unit: "entries", Doc: "ring, bounded, maglev: fewest entries a server owns (Envoy's min_hashes_per_host / min_entries_per_host); null otherwise"}
 	colEntriesMax  = schema.Column{Name: "entries_per_host_max", Type: schema.Int64, Unit: "entries", Doc: "ring, bounded, maglev: most entries a server owns; null otherwise"}
-	colCap         = schema.Column{Name: "capacity", Type: schema.Int64, Unit: "keys", Doc: "bounded: ⌈(1+ε)m/n⌉ (equal weights; the largest c_s with weights), which no server exceeded (Run fails otherwise); null otherwise"}
+	colCap         = schema.Column{Name: "capacity", Type: schema.Int64, Unit: "keys", Doc: "bounded: ⌈(1+ε)m/n⌉ (equal weights; the largest c_s with weights), at most m, which no server exceeded (Run fails otherwise); null otherwise"}
 	colSharePTM    = schema.Column{Name: "share_peak_to_mean", Type: schema.Float64, Doc: "ring: n × the largest server's share of the hash space (its arcs); maglev: n × its slots / M; exact, without the keys' sampling noise; null for other schemes"}
 	colBelowRef    = schema.Column{Name: "share_ptm_below_reference", Type: schema.Bool, Doc: "share_peak_to_mean ≤ ptm_reference; null without either"}
 	colThMoved     = schema.Column{Name: "theory_moved_fraction", Type: schema.Float64, Doc: "the necessary fraction: 1/(n+1) on a join, 1/n on a leave (equal weights); what a monotone scheme moves in expectation (ring: when no host's entry count changes)"}
@@ -179,6 +179,11 @@ func (Model) Check(p model.Point, _ model.CheckOptions) ([]string, error) {
 		if p[pPerHost].Valid && (p[pPerHost].I < 1 || p[pPerHost].I > 10000) {
 			return nil, model.Issue{Param: "per_host", Message: fmt.Sprintf("%d: need 1 ≤ per_host ≤ 10^4", p[pPerHost].I)}
 		}
+		// The ring after a join has per_host·(n+1) entries, 28 bytes each while it is built: bounded like Envoy's
+		// ring by maximum_ring_size (per_host 10^4 on 10^5 hosts asked for 10^9 entries, tens of GB).
+		if p[pPerHost].Valid && p[pPerHost].I*(n+1) > hashing.DefaultMaxRingSize {
+			return nil, model.Issue{Param: "per_host", Message: fmt.Sprintf("%d entries per host on n+1 = %d hosts: need per_host·(n+1) ≤ %d (Envoy's maximum_ring_size)", p[pPerHost].I, n+1, hashing.DefaultMaxRingSize)}
+		}
 	}
 	if s == Maglev {
 		c := hashing.MaglevConfig{N: int(n) + 1, TableSize: int(p[pTableSize].I)}
@@ -203,6 +208,16 @@ func (Model) Check(p model.Point, _ model.CheckOptions) ([]string, error) {
 			}
 		}
 	}
+	if s == Bounded && p[pWeights].Valid {
+		// Bounded loads give every server a capacity ∝ its weight, but a server without a ring entry receives no key,
+		// so its capacity is lost and the others' may not hold the m keys (Run would fail): refuse such weights.
+		n2, w2 := changed(p)
+		for _, c := range []hashing.RingConfig{ringConfig(p, int(n), p[pWeights].L, 0), ringConfig(p, n2, w2, 0)} {
+			if i := emptyServer(c); i >= 0 {
+				return nil, model.Issue{Param: "weights", Message: fmt.Sprintf("server %d of %d gets no ring entry at this ring size (its weight share is below 1/entries): bounded loads would give it a capacity no key can use", i, c.N)}
+			}
+		}
+	}
 	if p[pZipfS].Valid && (!(p[pZipfS].F >= 0) || math.IsInf(p[pZipfS].F, 0)) {
 		return nil, model.Issue{Param: "zipf_s", Message: fmt.Sprintf("%v: need a finite s ≥ 0", p[pZipfS].F)}
 	}
@@ -214,6 +229,16 @@ func (Model) Check(p model.Point, _ model.CheckOptions) ([]string, error) {
 		warn = append(warn, fmt.Sprintf("rendezvous evaluates n·m = %.2g scores twice (about 2 ns each)", float64(n)*float64(m)))
 	}
 	return warn, nil
+}
+
+// emptyServer returns the first server without an entry on the ring c describes, or −1.
+func emptyServer(c hashing.RingConfig) int {
+	for i, k := range c.Counts() {
+		if k == 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // Cost implements model.Model: two placements of every key (before and after the change), rendezvous n scores each.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"reflect"
+	"runtime"
 	"testing"
 	"time"
 
@@ -136,6 +137,14 @@ func TestChecks(t *testing.T) {
 		{"weights": model.ListValue([]float64{1, 2})},
 		{"zipf_s": model.FloatValue(-1)},
 		{"scheme": model.IntValue(int64(Bounded)), "epsilon": model.FloatValue(-0.5)},
+		// Memory: 10^9 ring entries (tens of GB) and an 8 GB Maglev table were accepted.
+		{"n": model.IntValue(100000), "m": model.IntValue(10), "per_host": model.IntValue(10000)},
+		{"n": model.IntValue(100), "per_host": model.IntValue(83058)}, // 83058·101 > 8M
+		{"scheme": model.IntValue(int64(Maglev)), "table_size": model.IntValue(2147483647)},
+		// Bounded loads with a server that gets no ring entry (per_host 1, share 10^-6 < 1/2): its capacity is lost,
+		// and Run failed ("found no server with room") on the last keys.
+		{"scheme": model.IntValue(int64(Bounded)), "n": model.IntValue(2), "per_host": model.IntValue(1), "epsilon": model.FloatValue(0), "weights": model.ListValue([]float64{1, 1e-6})},
+		{"scheme": model.IntValue(int64(Bounded)), "n": model.IntValue(3), "epsilon": model.FloatValue(0), "weights": model.ListValue([]float64{1, 1, 1e-8})},
 	} {
 		p := make(model.Point, len(params))
 		for i, q := range params {
@@ -184,4 +193,93 @@ func BenchmarkRun(b *testing.B) {
 			b.ReportMetric(float64(m)*float64(b.N)/b.Elapsed().Seconds(), "keys/s")
 		})
 	}
+}
+
+// TestExtremeButValid runs points at the edges of the accepted ranges that used to fail or panic: a huge ε (caps
+// overflowed to negative: no key found room), weights near math.MaxFloat64 (the joining server's mean weight and
+// the shares' sum overflowed: panics), per_host·(n+1) at the 8M bound's side, Zipf popularity at m = 10^6 without
+// an m-sized array.
+func TestExtremeButValid(t *testing.T) {
+	big := []float64{1e308, 1e308, 1e308}
+	for _, set := range []map[string]model.Value{
+		{"scheme": model.IntValue(int64(Bounded)), "m": model.IntValue(1000), "epsilon": model.FloatValue(1e300)},
+		{"scheme": model.IntValue(int64(Bounded)), "m": model.IntValue(1000), "epsilon": model.FloatValue(1e12)},
+		{"n": model.IntValue(3), "m": model.IntValue(1000), "weights": model.ListValue(big)},
+		{"scheme": model.IntValue(int64(Maglev)), "n": model.IntValue(3), "m": model.IntValue(1000), "weights": model.ListValue(big)},
+		{"scheme": model.IntValue(int64(Rendezvous)), "n": model.IntValue(3), "m": model.IntValue(1000), "weights": model.ListValue(big)},
+		{"scheme": model.IntValue(int64(Bounded)), "n": model.IntValue(3), "m": model.IntValue(1000), "weights": model.ListValue(big)},
+	} {
+		b := rowOf(t, point(t, set), 1)
+		for _, c := range []schema.Column{colKeysPTM, colMoved} {
+			if v := b.Get(c); !v.Valid || math.IsNaN(v.F) || math.IsInf(v.F, 0) {
+				t.Errorf("%v: %s = %+v", set, c.Name, v)
+			}
+		}
+	}
+	// ε huge: the plain ring's placement, so the peak is the ring's.
+	ring := run(t, point(t, map[string]model.Value{"m": model.IntValue(1000)}), 1).Get(colKeysPTM).F
+	if b := run(t, point(t, map[string]model.Value{"scheme": model.IntValue(int64(Bounded)), "m": model.IntValue(1000), "epsilon": model.FloatValue(1e300)}), 1); b.Get(colKeysPTM).F != ring || b.Get(colCap).I != 1000 {
+		t.Errorf("ε = 1e300: peak %v, cap %v; the ring's peak %v and cap m = 1000", b.Get(colKeysPTM).F, b.Get(colCap).I, ring)
+	}
+	p := point(t, map[string]model.Value{"scheme": model.IntValue(int64(Jump)), "m": model.IntValue(1000000), "zipf_s": model.FloatValue(1)})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	run(t, p, 1)
+	runtime.ReadMemStats(&after)
+	if a := after.TotalAlloc - before.TotalAlloc; a > 1<<20 {
+		t.Errorf("Zipf traffic at m = 10^6 allocated %d bytes; the 8 MB popularity array is gone", a)
+	}
+}
+
+// TestRingTheoryRange: the ring's peak-to-mean law is reported only on rings of n·e ≥ 40 entries, where its
+// quantiles are within 1% (analytic.RingPeakToMeanMinEntries); at n = 3, e = 1 its 97.5% quantile was n = 3 itself.
+func TestRingTheoryRange(t *testing.T) {
+	for _, c := range []struct {
+		n, e int64
+		set  bool
+	}{{3, 1, false}, {10, 1, false}, {39, 1, false}, {40, 1, true}, {20, 2, true}, {10, 4, true}} {
+		b := rowOf(t, point(t, map[string]model.Value{"n": model.IntValue(c.n), "m": model.IntValue(100), "per_host": model.IntValue(c.e)}), 1)
+		for _, col := range []schema.Column{colThPTMMedian, colThPTMLo, colThPTMHi, colThPTMMean} {
+			if b.Get(col).Valid != c.set {
+				t.Errorf("n = %d, e = %d: %s valid = %v, want %v", c.n, c.e, col.Name, b.Get(col).Valid, c.set)
+			}
+		}
+		if b.Get(colBelowThMed).Valid != c.set {
+			t.Errorf("n = %d, e = %d: share_ptm_below_theory_median valid = %v, want %v", c.n, c.e, b.Get(colBelowThMed).Valid, c.set)
+		}
+	}
+}
+
+// TestEqualWeightsKeepTheory: weights that are all alike place keys as no weights do, so the theory columns stay
+// (they were null for any weights given).
+func TestEqualWeightsKeepTheory(t *testing.T) {
+	for _, s := range []Scheme{Ring, Jump, Rendezvous} {
+		set := map[string]model.Value{"scheme": model.IntValue(int64(s)), "m": model.IntValue(1000)}
+		plain := rowOf(t, point(t, set), 1)
+		if s != Jump {
+			set["weights"] = model.ListValue(repeat(2.5, 100))
+		}
+		b := rowOf(t, point(t, set), 1)
+		for _, c := range []schema.Column{colThMoved, colThPTMMedian} {
+			if x, y := b.Get(c), plain.Get(c); x.Valid != y.Valid || x.F != y.F {
+				t.Errorf("%s with equal weights: %s = %+v, without weights %+v", schemeNames[s], c.Name, b.Get(c), plain.Get(c))
+			}
+		}
+		if !b.Get(colThMoved).Valid {
+			t.Errorf("%s with equal weights: no theory_moved_fraction", schemeNames[s])
+		}
+	}
+	b := rowOf(t, point(t, map[string]model.Value{"m": model.IntValue(1000), "weights": model.ListValue(append(repeat(1, 99), 2))}), 1)
+	if b.Get(colThMoved).Valid || b.Get(colThPTMMedian).Valid {
+		t.Error("unequal weights: theory columns set")
+	}
+}
+
+func repeat(x float64, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = x
+	}
+	return v
 }

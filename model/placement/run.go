@@ -63,18 +63,21 @@ func arcShares(r *hashing.Ring, n int) []float64 {
 	return sh
 }
 
+// ringConfig is the ring (ring, bounded) of p over n servers with weights w (nil: equal), positions seeded by salt.
+func ringConfig(p model.Point, n int, w []float64, salt uint64) hashing.RingConfig {
+	c := hashing.RingConfig{N: n, Weights: w, Salt: salt}
+	if p[pMinRingSize].Valid {
+		c.MinRingSize = int(p[pMinRingSize].I)
+	} else {
+		c.PerHost = int(p[pPerHost].I)
+	}
+	return c
+}
+
 // build constructs the scheme of p over n servers with weights w (nil: equal), positions seeded by salt.
 func build(p model.Point, n int, w []float64, salt uint64) built {
 	m := int(p[pM].I)
-	ringOf := func() *hashing.Ring {
-		c := hashing.RingConfig{N: n, Weights: w, Salt: salt}
-		if p[pMinRingSize].Valid {
-			c.MinRingSize = int(p[pMinRingSize].I)
-		} else {
-			c.PerHost = int(p[pPerHost].I)
-		}
-		return hashing.NewRing(c)
-	}
+	ringOf := func() *hashing.Ring { return hashing.NewRing(ringConfig(p, n, w, salt)) }
 	counts := func(f func(int) int) []int {
 		c := make([]int, n)
 		for s := range c {
@@ -118,11 +121,11 @@ func changed(p model.Point) (int, []float64) {
 		return n - 1, w
 	}
 	if w != nil {
-		mean := 0.0
+		mean := 0.0 // Σ x/n, not Σx/n: finite weights near math.MaxFloat64 must not sum to +Inf
 		for _, x := range w {
-			mean += x
+			mean += x / float64(n)
 		}
-		w = append(append([]float64(nil), w...), mean/float64(n))
+		w = append(append([]float64(nil), w...), mean)
 	}
 	return n + 1, w
 }
@@ -142,21 +145,12 @@ func (Model) Run(ctx context.Context, p model.Point, seed model.Seed) (schema.Ro
 	before := build(p, n, p[pWeights].L, salt)
 	n2, w2 := changed(p)
 	after := build(p, n2, w2, salt)
-	var zipf []float64
-	if p[pZipfS].Valid {
-		zipf = make([]float64, m)
-		sum := 0.0
-		for k := range zipf {
-			zipf[k] = math.Pow(float64(k+1), -p[pZipfS].F)
-			sum += zipf[k]
-		}
-		for k := range zipf {
-			zipf[k] /= sum
-		}
-	}
+	// Traffic accumulates the unnormalized popularities (k+1)^−s and is divided by their sum at the end: no m-sized
+	// array (at m = 10^8 one took 800 MB).
 	keys := make([]float64, n)
 	var traffic []float64
-	if zipf != nil {
+	zipfSum := 0.0
+	if p[pZipfS].Valid {
 		traffic = make([]float64, n)
 	}
 	changedServer := n // the joining server's index; on a leave, the leaver's is n−1
@@ -178,7 +172,9 @@ func (Model) Run(ctx context.Context, p model.Point, seed model.Seed) (schema.Ro
 		}
 		keys[s]++
 		if traffic != nil {
-			traffic[s] += zipf[k]
+			z := math.Pow(float64(k+1), -p[pZipfS].F)
+			traffic[s] += z
+			zipfSum += z
 		}
 		work += wk
 		workMax = max(workMax, wk)
@@ -194,6 +190,9 @@ func (Model) Run(ctx context.Context, p model.Point, seed model.Seed) (schema.Ro
 	b.Set(colKeysPTM, schema.Float(ptm))
 	b.Set(colKeysCV, schema.Float(cv))
 	if traffic != nil {
+		for i := range traffic {
+			traffic[i] /= zipfSum
+		}
 		ptm, cv := spread(traffic, 1/float64(n))
 		b.Set(colTrafficPTM, schema.Float(ptm))
 		b.Set(colTrafficCV, schema.Float(cv))
@@ -255,7 +254,13 @@ func spread(x []float64, mean float64) (ptm, cv float64) {
 func (Model) Theory(p model.Point) model.Theory {
 	n := int(p[pN].I)
 	s := Scheme(p[pScheme].I)
-	equal := !p[pWeights].Valid
+	equal := !p[pWeights].Valid // or weights all alike (the same tables as none, the same laws)
+	if w := p[pWeights].L; p[pWeights].Valid {
+		equal = true
+		for _, x := range w {
+			equal = equal && x == w[0]
+		}
+	}
 	moved := schema.Null()
 	if equal {
 		if Change(p[pChange].I) == Join {
@@ -268,19 +273,16 @@ func (Model) Theory(p model.Point) model.Theory {
 	median := math.NaN()
 	switch {
 	case s == Ring && equal:
-		// The entry count per host does not depend on the salt: build the salt-0 ring to read it.
-		c := hashing.RingConfig{N: n}
-		if p[pMinRingSize].Valid {
-			c.MinRingSize = int(p[pMinRingSize].I)
-		} else {
-			c.PerHost = int(p[pPerHost].I)
+		// The entry counts per host do not depend on the salt (RingConfig.Counts, without building a ring).
+		count := ringConfig(p, n, nil, 0).Counts()
+		e, same := count[0], true
+		for _, c := range count[1:] {
+			same = same && c == e
 		}
-		r := hashing.NewRing(c)
-		e, same := r.Count(0), true
-		for i := 1; i < n; i++ {
-			same = same && r.Count(i) == e
-		}
-		if same {
+		// The law's approximation holds its quantiles within 1% of Monte Carlo only for rings of n·e ≥ 40 entries
+		// (analytic.RingPeakToMeanCDF); below, its 97.5% quantile is up to 4% high (n = 10, e = 1) and reaches n
+		// (n = 3, e = 1): no theory there.
+		if same && n*e >= analytic.RingPeakToMeanMinEntries {
 			lo = schema.Float(analytic.RingPeakToMeanQuantile(n, e, 0.025))
 			median = analytic.RingPeakToMeanQuantile(n, e, 0.5)
 			med = schema.Float(median)

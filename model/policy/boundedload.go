@@ -132,6 +132,11 @@ func (p *boundedLoad) eligibleWeight(eligible []bool) float64 {
 // BoundedLoadCap returns server k's cap under bounded_load with slack ε when inFlight requests are outstanding before the pick
 // and eligibleWeight is the eligible servers' total weight (their count, with equal weights w = 1):
 // ⌈(1+ε)(inFlight + 1)·w/eligibleWeight⌉. Models and tests use it to check the invariant.
+// A cap above inFlight + 1 binds nothing (no server can hold more than every request), so it is clamped there: a
+// huge ε made the product +Inf, whose int64 conversion is undefined (math.MinInt64 on amd64, a false violation).
 func BoundedLoadCap(epsilon float64, inFlight int64, w, eligibleWeight float64) int64 {
-	return int64(math.Ceil((1 + epsilon) * float64(inFlight+1) * w / eligibleWeight))
+	if c := math.Ceil((1 + epsilon) * float64(inFlight+1) * w / eligibleWeight); c < float64(inFlight+1) {
+		return int64(c)
+	}
+	return inFlight + 1
 }

@@ -156,7 +156,8 @@ func TestRingHashIneligibleIsRebuiltRing(t *testing.T) {
 func TestBoundedLoadCap(t *testing.T) {
 	sets := []Servers{{N: 1}, {N: 2}, {N: 10}, {N: 50}, {N: 10, Weight: []float64{4, 1, 1, 2, 2, 3, 1, 1, 1, 8}}}
 	for _, s := range sets {
-		for _, eps := range []float64{0.01, 0.25, 1} {
+		// ε = 1e300: every cap is the requests in flight + 1 (BoundedLoadCap clamps; +Inf's int64 was MinInt64).
+		for _, eps := range []float64{0.01, 0.25, 1, 1e300} {
 			c := BoundedLoadConfig{RingConfig: RingConfig{MinRingSize: 1024}, Epsilon: eps}
 			if err := c.Check(s); err != nil {
 				t.Fatal(err)
@@ -375,6 +376,10 @@ func TestKeyedChecks(t *testing.T) {
 		{RingHashConfig{RingConfig{MinRingSize: hashing.DefaultMaxRingSize + 1}}, s, "min_ring_size"},
 		{RingHashConfig{RingConfig{MinRingSize: 1024}}, Servers{N: 2, Weight: []float64{1, 1e-9}}, "weights"},
 		{RingHashConfig{RingConfig{MinRingSize: 1024}}, Servers{N: 2, Weight: []float64{1}}, "weights"},
+		// Envoy's doubles: scale·w_min = 1 passes the share bound, but the running sums give the ring 4 entries and 0
+		// (hashing.RingConfig.Counts); a walk with server 0 ejected then panicked.
+		{RingHashConfig{RingConfig{MinRingSize: 2}}, Servers{N: 2, Weight: []float64{0.6000000000000001, 0.2}}, "weights"},
+		{BoundedLoadConfig{RingConfig{MinRingSize: 2}, 0.25}, Servers{N: 2, Weight: []float64{0.6000000000000001, 0.2}}, "weights"},
 		{BoundedLoadConfig{RingConfig{MinRingSize: 1024}, 0}, s, "epsilon"},
 		{BoundedLoadConfig{RingConfig{MinRingSize: 1024}, -1}, s, "epsilon"},
 		{HashP2CConfig{RingConfig{MinRingSize: 1024}, 0}, s, "candidates"},

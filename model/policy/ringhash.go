@@ -43,15 +43,15 @@ func (c RingConfig) check(s Servers) error {
 	if err := s.checkWeights(); err != nil {
 		return err
 	}
-	// Envoy's scale is min(⌈w_min·min_ring_size⌉/w_min, maximum_ring_size) for the smallest normalized weight w_min;
-	// the lightest server gets an entry only while scale·w_min ≥ 1.
+	// Envoy's scale is min(⌈w_min·min_ring_size⌉/w_min, maximum_ring_size) for the smallest normalized weight w_min,
+	// and its running sums in doubles can leave a server without an entry even when scale·w_min ≥ 1 (weights
+	// 0.6000000000000001 and 0.2 at min_ring_size 2: 4 entries and 0): count them exactly (RingConfig.Counts, no
+	// hashing, no sort), since the walks rely on every server owning an entry.
 	if s.Weight != nil {
-		sum, low := 0.0, s.Weight[0]
-		for _, w := range s.Weight {
-			sum, low = sum+w, min(low, w)
-		}
-		if low/sum*hashing.DefaultMaxRingSize < 1 {
-			return issue("weights", "the lightest server's share %.3g of the weight gets no entry on a ring of at most %d entries", low/sum, hashing.DefaultMaxRingSize)
+		for k, e := range (hashing.RingConfig{N: s.N, Weights: s.Weight, MinRingSize: c.MinRingSize}).Counts() {
+			if e == 0 {
+				return issue("weights", "server %d gets no entry on the ring (weight share %.3g, min_ring_size %d, at most %d entries)", k, s.Weight[k]/sum(s.Weight), c.MinRingSize, hashing.DefaultMaxRingSize)
+			}
 		}
 	}
 	return nil
@@ -87,6 +87,15 @@ func (c RingHashConfig) Traits(Servers) Traits {
 // 11 each both times; 1024 → 1023 hosts: 1 → 2 each), moving other keys too; the walk never does.
 type ringHash struct {
 	ring *hashing.Ring
+}
+
+// sum returns Σ w (finite: checkWeights ran).
+func sum(w []float64) float64 {
+	t := 0.0
+	for _, x := range w {
+		t += x
+	}
+	return t
 }
 
 // Pick implements Policy: O(log E) to find the entry, plus the ineligible owners walked past; no allocation.
