@@ -395,7 +395,7 @@ var params = append([]model.Param{
 	pFaultBin:           {Name: "fault_bin", Kind: model.Float, Unit: ms, Optional: true, Twin: true, Doc: "fault_window's windows, > 0 (null: 100)"},
 	// Keys and caches (keys.go): optional with no default and twins, as the fixes, so that existing points keep their
 	// keys and seeds, and points that differ only in them see the same requests.
-	pKeys:    {Name: "keys", Kind: model.Int, Optional: true, Twin: true, Doc: "keys: each request carries a key, its popularity rank 1..keys drawn from Zipf(zipf) from a stream of its own (retries and hedges keep it), 1 ≤ keys ≤ 10^7 (null: no keys, the policy sees key 0)"},
+	pKeys:    {Name: "keys", Kind: model.Int, Optional: true, Twin: true, Doc: "keys: each request carries a key, its popularity rank 1..keys drawn from Zipf(zipf) from a stream of its own (retries and hedges keep it), 1 ≤ keys ≤ 10^7 (null: no keys: every key is 0 and keyed policies are refused)"},
 	pZipf:    {Name: "zipf", Kind: model.Float, Optional: true, Twin: true, Doc: "keys: the Zipf exponent s, P(rank r) ∝ r^−s, 0 ≤ s ≤ 100 (0: uniform; null: 1); only with keys"},
 	pCache:   {Name: "cache", Kind: model.Int, Optional: true, Twin: true, Doc: "each server's LRU cache, in keys, ≥ 1, keys·n ≤ 2·10^7: an attempt looks its key up when it starts service (not a 500's), a hit's work is hit_cost of the miss's, a miss inserts the key evicting the least recently used; a kill empties it (null: no caches); only with keys"},
 	pHitCost: {Name: "hit_cost", Kind: model.Float, Optional: true, Twin: true, Doc: "a cache hit's work as a fraction of its miss's, 0 ≤ hit_cost ≤ 1 (null: 0.1, this model's choice: seed 004 says only \"cheaper\"); only with cache"},

@@ -279,7 +279,7 @@ func (Model) Check(p model.Point, _ model.CheckOptions) ([]string, error) {
 	case b < 1 || b > MaxBackends:
 		return nil, model.Issue{Param: "backends", Message: fmt.Sprintf("%d: need 1 ≤ backends ≤ %d", b, MaxBackends)}
 	case !p[pSubsetSize].Valid && !s.isAperture():
-		return nil, model.Issue{Param: "subset_size", Message: "required for the random and deterministic schemes"}
+		return nil, model.Issue{Param: "subset_size", Message: "subset_size is required for the random and deterministic schemes (the backends each client connects to)"}
 	case p[pSubsetSize].Valid && (k < 1 || k > b):
 		return nil, model.Issue{Param: "subset_size", Message: fmt.Sprintf("%d: need 1 ≤ subset_size ≤ backends = %d", k, b)}
 	}
