@@ -527,11 +527,12 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 		return nil, err
 	}
 	if cfg.queue < 0 && cfg.rate > 0 && cfg.lim.algo == LimiterNone { // a limiter bounds what a server holds
-		capacity := 0.0 // work per ms the fleet can do
+		capacity, active := 0.0, 0 // work per ms the fleet can do, and its servers at time 0
 		for _, cl := range cfg.classes {
 			if !cl.active {
 				continue
 			}
+			active += cl.count
 			up := 1.0
 			if cl.gcEvery > 0 {
 				up = 1 - cl.gcPause/cl.gcEvery
@@ -546,7 +547,7 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 			// once, so the work per request is at least mean·(1 − (1 − hit_cost)·h_max), h_max their Zipf mass. Only
 			// a load that even this bound leaves at or above capacity is certainly unstable; below it, whether the
 			// fleet keeps up depends on the hit ratio the policy gets (a hot key's server may still overflow).
-			rho *= 1 - (1-cfg.hitCost)*zipfHead(cfg.keys, cfg.zipf, cfg.cache*activeServers(cfg))
+			rho *= 1 - (1-cfg.hitCost)*zipfHead(cfg.keys, cfg.zipf, cfg.cache*active)
 		}
 		if rho >= 1 {
 			msg := fmt.Sprintf("offered load %.3g of the fleet's capacity (rate·mean / Σ workers·speed·(1 − gc_pause/gc_every)%s) with unbounded queues: no steady state", rho, scaled)
@@ -571,17 +572,6 @@ func zipfHead(k int, s float64, m int) float64 {
 		}
 	}
 	return head / all
-}
-
-// activeServers counts the servers in the fleet at time 0 (the classes not declared active = false).
-func activeServers(c config) int {
-	n := 0
-	for _, cl := range c.classes {
-		if cl.active {
-			n += cl.count
-		}
-	}
-	return n
 }
 
 // checkTimeline checks the timeline of point p (cfg resolved from it) entry by entry, replaying its state changes in
