@@ -153,10 +153,12 @@ func (Model) Run(ctx context.Context, p model.Point, seed model.Seed) (schema.Ro
 	if p[pZipfS].Valid {
 		traffic = make([]float64, n)
 	}
+	join := Change(p[pChange].I) == Join
 	changedServer := n // the joining server's index; on a leave, the leaver's is n−1
-	if Change(p[pChange].I) == Leave {
+	if !join {
 		changedServer = n - 1
 	}
+	zipfS := p[pZipfS].F
 	moved, necessary, work, workMax := 0, 0, 0, 0
 	for k := 0; k < m; k++ {
 		if k%ctxKeys == 0 {
@@ -172,7 +174,7 @@ func (Model) Run(ctx context.Context, p model.Point, seed model.Seed) (schema.Ro
 		}
 		keys[s]++
 		if traffic != nil {
-			z := math.Pow(float64(k+1), -p[pZipfS].F)
+			z := math.Pow(float64(k+1), -zipfS)
 			traffic[s] += z
 			zipfSum += z
 		}
@@ -180,7 +182,7 @@ func (Model) Run(ctx context.Context, p model.Point, seed model.Seed) (schema.Ro
 		workMax = max(workMax, wk)
 		if s != u {
 			moved++
-			if u == changedServer && Change(p[pChange].I) == Join || s == changedServer && Change(p[pChange].I) == Leave {
+			if join && u == changedServer || !join && s == changedServer {
 				necessary++
 			}
 		}
