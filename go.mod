@@ -7,6 +7,7 @@ require (
 	github.com/DataDog/sketches-go v1.4.8
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/cespare/xxhash/v2 v2.3.0
+	github.com/dustin/go-humanize v1.1.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	golang.org/x/term v0.48.0
 	gonum.org/v1/gonum v0.17.0

@@ -253,6 +253,9 @@ func (d *decoder) checkGrid(s *Spec) error {
 			}
 			return d.errf("", -1, "", "%v (at point %s)", err, shorten(Key(ps, p)))
 		}
+		if err := d.checkBounds(s, p, where); err != nil {
+			return err
+		}
 		for _, w := range warns {
 			if !warned[w] {
 				warned[w] = true

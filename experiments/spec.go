@@ -88,6 +88,7 @@ type Spec struct {
 	Tables        []Table
 	Expects       []claims.Expect // [[expect]] claims, in file order; claims.Evaluate judges them on the dataset
 	Warnings      []string        // e.g. unstable points allowed by allow_unstable; deduplicated, in grid order
+	Peak          Peak            // the point whose run needs the most memory, by its model's estimate
 
 	fixedFrom []string // per parameter: the [params] key that fixed it ("policy" for a policy's arguments), or ""
 }

@@ -17,6 +17,7 @@ package model
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -251,13 +252,56 @@ type Model interface {
 	// Issue naming the parameter) for an invalid point; o.AllowUnstable turns "unstable load" from an error into a
 	// warning.
 	Check(p Point, o CheckOptions) (warnings []string, err error)
-	// Cost estimates the run's work in simulated events (used for progress and shard balancing).
+	// Cost estimates the run's work in simulated events (used for progress and shard balancing), counting a pick
+	// that reads many servers as the events its reads are worth. A spec is refused when a point's Cost is not
+	// finite or exceeds MaxEvents (see Bounds.Work for the key the refusal names).
 	Cost(p Point) float64
+	// Bounds estimates the memory one run of p holds and names the parameters its memory and its work grow with,
+	// before anything runs, from p's parameters alone (see Bounds). A sweep refuses a point whose estimate exceeds
+	// its memory budget, and runs no more points at once than the budget holds.
+	Bounds(p Point) Bounds
 	// Run simulates one point and returns one cell per Metrics() column, each null or of its column's type; a
 	// Theorist leaves its theory columns null (see Theorist; RunRow fills them). It is deterministic in (p, seed).
 	// Run checks ctx now and then (every 2^16 events or so, which costs nothing measurable) and returns ctx.Err()
 	// once it is done: a long run stops soon after its sweep is interrupted.
 	Run(ctx context.Context, p Point, seed Seed) (schema.Row, error)
+}
+
+// Bounds is what one run of a point needs, estimated from its parameters before it runs (Model.Bounds).
+//
+// Bytes is computed in float64 from the parameters (so that no product of counts overflows: n = 10^6 servers times
+// 65536 dispatchers is 6.6·10^10 entries, a number, not a wrapped int64) and is +Inf when a parameter makes the
+// state unbounded. It estimates the resident memory the run adds to the process: its own state (per-server arrays,
+// queues, boards, tables, the time series it returns) at the sizes the engine allocates, beyond the process's
+// baseline (about 30 MB for the sweep command). A test per model runs points in a child process and checks the
+// estimate against the measured peak RSS increase within a factor of 2 (the collector's slack lies within it).
+type Bounds struct {
+	Bytes      float64 // estimated peak resident bytes one run adds, ≥ 0 (+Inf: unbounded)
+	MemoryBy   string  // the parameter the memory grows with most, e.g. "n": the key a refusal names
+	MemoryWhat string  // the dominant memory term in words, e.g. "64 board copies × 100000 servers × 12 B"
+	WorkBy     string  // the parameter the work (Cost) grows with most, e.g. "horizon": the key a refusal names
+}
+
+// MaxEvents bounds a run's Cost: 10^13 events is about three days of one worker at 4·10^7 events/s, far beyond any
+// experiment of this project (the largest committed run is about 10^9). A point with a larger or non-finite Cost
+// (e.g. horizon = 1e308) is refused rather than run until someone kills it.
+const MaxEvents = 1e13
+
+// CheckWindow checks a measurement window [warmup, horizon) in the model's time unit: a finite horizon > 0 and
+// 0 ≤ warmup < horizon with a window of at least 10^-9 of the horizon. Time averages divide by horizon − warmup,
+// which keeps fewer than about 7 significant digits when the window is below 10^-9 of the horizon (float64 has 16),
+// so a warm-up within 10^-14 of the horizon gave time averages that disagreed with the counts. It returns an Issue
+// naming "horizon" or "warmup", or nil.
+func CheckWindow(warmup, horizon float64) error {
+	switch {
+	case !(horizon > 0) || math.IsInf(horizon, 0):
+		return Issue{Param: "horizon", Message: fmt.Sprintf("%v: need a finite horizon > 0", horizon)}
+	case !(warmup >= 0) || !(warmup < horizon):
+		return Issue{Param: "warmup", Message: fmt.Sprintf("%v: need 0 ≤ warmup < horizon (%v)", warmup, horizon)}
+	case horizon-warmup < 1e-9*horizon:
+		return Issue{Param: "warmup", Message: fmt.Sprintf("%v: the measurement window horizon − warmup = %.3g is below 10^-9 of the horizon (%v): its time averages would lose their precision; give a warm-up well below the horizon", warmup, horizon-warmup, horizon)}
+	}
+	return nil
 }
 
 // Theorist is implemented by models whose theory columns (closed forms, numerical limits) depend on the grid point

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -84,6 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	schema := fs.String("schema", "", "print the results columns of `MODEL` as Markdown")
 	shardFlag := fs.String("shard", "", "run shard `K/N` only (default: from SLURM_ARRAY_TASK_ID/COUNT or JOB_COMPLETION_INDEX with LBSWEEP_SHARDS)")
 	force := fs.Bool("force", false, "rerun an up-to-date dataset; discard an interrupted sweep's runs of another spec version")
+	mem := fs.String("mem", "", "memory `budget` of the runs, e.g. 4GB (default: half of this machine's memory); a run estimated larger is refused, and no more runs go at once than fit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage(fs, stderr)
@@ -128,10 +130,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sweep: %v\n", err)
 		return 2
 	}
+	budget, err := memoryBudget(*mem)
+	if err != nil {
+		fmt.Fprintf(stderr, "sweep: %v\n", err)
+		return 2
+	}
 	spec, err := experiments.Load(fs.Arg(0))
 	if err != nil {
 		fmt.Fprintf(stderr, "sweep: %v\n", err)
 		return 1
+	}
+	fit, err := spec.CheckMemory(budget)
+	if err != nil {
+		fmt.Fprintf(stderr, "sweep: %v\n", err)
+		return 1
+	}
+	if *workers == 0 {
+		*workers = runtime.GOMAXPROCS(0)
+	}
+	if *workers > fit {
+		fmt.Fprintf(stderr, "sweep: warning: %s: %d runs at once would need an estimated %s, more than the memory budget %s: running %d at once\n",
+			spec.File, *workers, experiments.Bytes(float64(*workers)*spec.Peak.Bytes+experiments.Baseline), experiments.Bytes(budget), fit)
+		*workers = fit
 	}
 	if fromEnv && *shardFlag == "" {
 		fmt.Fprintf(stderr, "sweep: shard %s from the environment\n", shard)

@@ -56,12 +56,29 @@ func plan(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "estimated work: %.3g events; at %.3g events/s per worker: %s on 1 worker, %s on %d\n",
 		total, *rate, time.Duration(total / *rate * 1e9).Round(time.Second), time.Duration(total / *rate / float64(runtime.GOMAXPROCS(0)) * 1e9).Round(time.Second), runtime.GOMAXPROCS(0))
+	workers := min(runtime.GOMAXPROCS(0), spec.Runs())
+	fmt.Fprintf(stdout, "estimated memory: %s for the largest run (%s, at point %s); %s with %d at once and the process's %s\n",
+		experiments.Bytes(spec.Peak.Bytes), spec.Peak.What, shortKey(spec.Peak.Point), experiments.Bytes(float64(workers)*spec.Peak.Bytes+experiments.Baseline),
+		workers, experiments.Bytes(experiments.Baseline))
+	if budget, err := memoryBudget(""); err == nil {
+		if _, err := spec.CheckMemory(budget); err != nil {
+			fmt.Fprintf(stdout, "over the default memory budget (%s, half of this machine's memory): sweep refuses it unless -mem allows it\n", experiments.Bytes(budget))
+		}
+	}
 	if *n > 1 {
 		for _, s := range p.Shards {
 			fmt.Fprintf(stdout, "  shard %s: runs %d..%d (%d runs, %.3g events, %.0f%%)\n", s.Shard, s.Lo, s.Hi-1, s.Hi-s.Lo, s.Events, 100*s.Events/total)
 		}
 	}
 	return 0
+}
+
+// shortKey cuts a point's key to 120 bytes for a line of output.
+func shortKey(k string) string {
+	if len(k) <= 120 {
+		return k
+	}
+	return k[:117] + "..."
 }
 
 // merge is `sweep merge DIR/NAME` (sweep.Merge).

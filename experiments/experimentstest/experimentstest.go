@@ -94,6 +94,9 @@ func (Series) Check(p model.Point, _ model.CheckOptions) ([]string, error) {
 // Cost implements model.Model: queue moves.
 func (Series) Cost(p model.Point) float64 { return float64(p[0].I) * (math.Floor(p[1].F/p[2].F) + 1) }
 
+// Bounds implements model.Model: nothing worth counting.
+func (Series) Bounds(model.Point) model.Bounds { return model.Bounds{} }
+
 // Run implements model.Model: RunSeries without the series.
 func (m Series) Run(ctx context.Context, p model.Point, seed model.Seed) (results.Row, error) {
 	row, _, err := m.RunSeries(ctx, p, seed)

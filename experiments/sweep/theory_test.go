@@ -34,6 +34,7 @@ func (theoryModel) Params() []model.Param {
 func (theoryModel) Metrics() []schema.Column                                { return theoryMetrics.Columns() }
 func (theoryModel) Check(model.Point, model.CheckOptions) ([]string, error) { return nil, nil }
 func (theoryModel) Cost(model.Point) float64                                { return 1 }
+func (theoryModel) Bounds(model.Point) model.Bounds                         { return model.Bounds{} }
 func (theoryModel) Run(_ context.Context, p model.Point, seed model.Seed) (schema.Row, error) {
 	row := make(schema.Row, 2)
 	row[0] = schema.Float(p[0].F + float64(seed.Run%7))

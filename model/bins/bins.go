@@ -122,6 +122,15 @@ func balls(p model.Point) int64 {
 	return int64(math.Round(p[pBallsPerBin].F * float64(p[pN].I)))
 }
 
+// ballsF is balls in float64, computed without the int64 conversion, so that Check sees balls_per_bin·n beyond
+// 2^63 (balls_per_bin = 1e17 with n = 100) as the number it is rather than a wrapped −2^63.
+func ballsF(p model.Point) float64 {
+	if p[pM].Valid {
+		return float64(p[pM].I)
+	}
+	return math.Round(p[pBallsPerBin].F * float64(p[pN].I))
+}
+
 // maxBalls bounds m: at ~10 ns a ball, 10^11 balls are about a quarter of an hour.
 const maxBalls = 1e11
 
@@ -138,7 +147,9 @@ func (Model) Check(p model.Point, _ model.CheckOptions) ([]string, error) {
 		return nil, model.Issue{Param: "m", Message: fmt.Sprintf("%d: need m ≥ 0", p[pM].I)}
 	case p[pBallsPerBin].Valid && !(p[pBallsPerBin].F >= 0):
 		return nil, model.Issue{Param: "balls_per_bin", Message: fmt.Sprintf("%v: need balls_per_bin ≥ 0", p[pBallsPerBin].F)}
-	case float64(balls(p)) > maxBalls:
+	case p[pBallsPerBin].Valid && !(ballsF(p) <= maxBalls):
+		return nil, model.Issue{Param: "balls_per_bin", Message: fmt.Sprintf("%v: balls_per_bin·n = %.3g balls, more than %.0g", p[pBallsPerBin].F, ballsF(p), float64(maxBalls))}
+	case ballsF(p) > maxBalls:
 		return nil, model.Issue{Param: "m", Message: fmt.Sprintf("%d balls: at most %.0g", balls(p), float64(maxBalls))}
 	case d < 1 || d > maxDistinct:
 		return nil, model.Issue{Param: "d", Message: fmt.Sprintf("%d: need 1 ≤ d ≤ %d", d, maxDistinct)}
@@ -157,7 +168,28 @@ func (Model) Check(p model.Point, _ model.CheckOptions) ([]string, error) {
 }
 
 // Cost implements model.Model: one event per ball, plus a pass over the bins.
-func (Model) Cost(p model.Point) float64 { return float64(balls(p)) + float64(p[pN].I) }
+func (Model) Cost(p model.Point) float64 { return ballsF(p) + float64(p[pN].I) }
+
+// Bounds implements model.Model: the bins are one byte each, widened to 2 and then 4 bytes (the narrower copy alive
+// while the wider is filled) once a bin passes 255 and 65535 balls; the maximum load is taken as the mean m/n plus
+// ten of its standard deviations plus 10, above any load a run reaches.
+func (Model) Bounds(p model.Point) model.Bounds {
+	n := float64(p[pN].I)
+	mean := ballsF(p) / max(n, 1)
+	top := mean + 10*math.Sqrt(mean) + 10
+	per, what := 1.0, "1 B"
+	switch {
+	case top > 65535:
+		per, what = 2+4, "2 B + 4 B (widened twice)"
+	case top > 255:
+		per, what = 1+2, "1 B + 2 B (widened once)"
+	}
+	by := "n"
+	if p[pBallsPerBin].Valid {
+		by = "balls_per_bin"
+	}
+	return model.Bounds{Bytes: n * per, MemoryBy: "n", MemoryWhat: fmt.Sprintf("%d bins × %s", p[pN].I, what), WorkBy: by}
+}
 
 // Run implements model.Model: the measured columns; the theory columns are Theory's. It checks ctx every ctxBalls
 // balls.

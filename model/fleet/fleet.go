@@ -366,12 +366,10 @@ func (Model) Check(p model.Point, _ model.CheckOptions) (warnings []string, err 
 	switch {
 	case !(lambda > 0) || !finite(lambda):
 		return nil, model.Issue{Param: "lambda", Message: fmt.Sprintf("%v: need a finite arrival rate > 0", lambda)}
-	case !(horizon > 0) || !finite(horizon):
-		return nil, model.Issue{Param: "horizon", Message: fmt.Sprintf("%v: need a finite horizon > 0", horizon)}
+	case model.CheckWindow(warmup, horizon) != nil:
+		return nil, model.CheckWindow(warmup, horizon)
 	case lambda*horizon > MaxRequests:
 		return nil, model.Issue{Param: "horizon", Message: fmt.Sprintf("%v: λ·horizon = %.3g requests, more than %.0g", horizon, lambda*horizon, float64(MaxRequests))}
-	case !(warmup >= 0) || warmup >= horizon:
-		return nil, model.Issue{Param: "warmup", Message: fmt.Sprintf("%v: need 0 ≤ warmup < horizon (%v)", warmup, horizon)}
 	}
 	cs := classesOf(p)
 	if err := configOf(p).Check(policyServers(cs)); err != nil {

@@ -440,8 +440,8 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 		// The shortest cycle of a user is think + 4 hops (a 503 or a refusal takes no service): bound the requests
 		// that could make, so that a near-zero cycle is refused, not run for hours.
 		return nil, bad("think", "%v: users·horizon/(think + 4·hop) = %.3g requests could be made (a 503 or a refused connection takes no service), more than %.0g: give a longer think or hop", p[pThink].F, float64(p[pUsers].I)*p[pHorizon].F/(p[pThink].F+4*p[pHop].F), float64(MaxCycles))
-	case p[pWarmup].F >= p[pHorizon].F:
-		return nil, bad("warmup", "%v: need 0 ≤ warmup < horizon (%v)", p[pWarmup].F, p[pHorizon].F)
+	case model.CheckWindow(p[pWarmup].F, p[pHorizon].F) != nil:
+		return nil, model.CheckWindow(p[pWarmup].F, p[pHorizon].F)
 	case p[pBin].F > 0 && p[pHorizon].F/p[pBin].F > MaxBins:
 		return nil, bad("bin", "%v: need 0 (no series) or a bin ≥ horizon/%d", p[pBin].F, MaxBins)
 	case p[pBin].F > 0 && p[pHorizon].F/p[pBin].F*float64(p[pN].I) > MaxSeriesCells:

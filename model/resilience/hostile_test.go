@@ -66,7 +66,7 @@ func hostileScenarios(t *testing.T) []scenario {
 		{"closed loop aimd pinned", []model.Record{srvClass(t, 2)}, nil, "least_outstanding", []string{"users=10", "think=1", "limiter=aimd", "limit_min=1", "limit_max=1", "limit_initial=1", "queue=0", "aimd_round=true"}},
 		{"closed loop breakers all failing", four, failAll, "jsq", []string{"users=10", "think=0.5", "cb_threshold=0.5", "cb_open=0.001", "retries=2", "backoff=0"}},
 		{"closed loop outlier all", four, failAll, "round_robin", []string{"users=10", "think=0.5", "outlier_consecutive_5xx=1", "outlier_max_ejection_percent=100", "hedge=1"}},
-		{"warmup near horizon", four, nil, "least_outstanding", []string{"rate=150", "warmup=2999.999999", "hedge=10", "cb_threshold=0.5"}},
+		{"warmup near horizon", four, nil, "least_outstanding", []string{"rate=150", "warmup=2999.9999", "hedge=10", "cb_threshold=0.5"}},
 		// Ties: constant hops and service make a hedge, a timeout and an answer fall at the same instant.
 		{"hedge = timeout = round trip", four, nil, "least_outstanding", []string{"rate=150", "service=constant", "mean=10", "hedge=30", "timeout=30", "retries=2", "jitter=none", "backoff=10"}},
 		{"hedge = answer, cancel", four, nil, "least_outstanding", []string{"rate=150", "service=constant", "mean=10", "hedge=30", "hedge_cancel=true", "limiter=aimd", "limit_min=1"}},

@@ -97,10 +97,8 @@ func (BulletinBoard) Check(p model.Point, o model.CheckOptions) (warnings []stri
 		return nil, model.Issue{Param: "n", Message: fmt.Sprintf("%d servers: need 1 ≤ n ≤ %d (about 40 bytes each)", n, MaxServers)}
 	case !(lambda > 0) || !finite(lambda):
 		return nil, model.Issue{Param: "lambda", Message: fmt.Sprintf("%v: need 0 < λ", lambda)}
-	case !(horizon > 0) || !finite(horizon):
-		return nil, model.Issue{Param: "horizon", Message: fmt.Sprintf("%v: need a finite horizon > 0", horizon)}
-	case !(p[bWarmup].F >= 0) || p[bWarmup].F >= horizon:
-		return nil, model.Issue{Param: "warmup", Message: fmt.Sprintf("%v: need 0 ≤ warmup < horizon (%v)", p[bWarmup].F, horizon)}
+	case model.CheckWindow(p[bWarmup].F, horizon) != nil:
+		return nil, model.CheckWindow(p[bWarmup].F, horizon)
 	case !(p[bPeriod].F >= 0) || !finite(p[bPeriod].F):
 		return nil, model.Issue{Param: "period", Message: fmt.Sprintf("%v: need a finite period T ≥ 0", p[bPeriod].F)}
 	case p[bPeriod].F > 0 && horizon/p[bPeriod].F*float64(n) > 1e12:
@@ -135,10 +133,11 @@ func (BulletinBoard) Check(p model.Point, o model.CheckOptions) (warnings []stri
 	return warnings, nil
 }
 
-// Cost implements model.Model: about two events per job, plus n entry copies per periodic refresh, plus the samples
+// Cost implements model.Model: about two events per job and its pick's reads (policy.Traits.PickEvents), plus n entry copies per periodic refresh, plus the samples
 // (each about as costly as ten events to store and write).
 func (BulletinBoard) Cost(p model.Point) float64 {
-	c := 2 * p[bLambda].F * float64(p[bN].I) * p[bHorizon].F
+	pc, ps := boardPolicyOf(p)
+	c := p[bLambda].F * float64(p[bN].I) * p[bHorizon].F * (2 + pc.Traits(ps).PickEvents())
 	if s := p[bSample].F; s > 0 {
 		c += 10 * p[bHorizon].F / s
 	}

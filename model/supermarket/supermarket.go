@@ -267,10 +267,9 @@ func (Model) Check(p model.Point, o model.CheckOptions) (warnings []string, err 
 		return nil, model.Issue{Param: "n", Message: fmt.Sprintf("%d servers: need 1 ≤ n ≤ %d", n, MaxServers)}
 	case !(lambda > 0) || math.IsInf(lambda, 0):
 		return nil, model.Issue{Param: "lambda", Message: fmt.Sprintf("%v: need 0 < λ (load = %v)", lambda, p[pLoad].F)}
-	case !(p[pHorizon].F > 0) || math.IsInf(p[pHorizon].F, 0):
-		return nil, model.Issue{Param: "horizon", Message: fmt.Sprintf("%v: need a finite horizon > 0", p[pHorizon].F)}
-	case !(p[pWarmup].F >= 0) || p[pWarmup].F >= p[pHorizon].F:
-		return nil, model.Issue{Param: "warmup", Message: fmt.Sprintf("%v: need 0 ≤ warmup < horizon (%v)", p[pWarmup].F, p[pHorizon].F)}
+	}
+	if err := model.CheckWindow(p[pWarmup].F, p[pHorizon].F); err != nil {
+		return nil, err
 	}
 	srv := serversOf(p)
 	cfg, ps := policyOf(p, srv)
@@ -376,8 +375,13 @@ const MaxServers = 1 << 26
 // rings' doubling).
 const maxBacklog = 1e8
 
-// Cost implements model.Model: about two events (arrival, departure) per job.
-func (Model) Cost(p model.Point) float64 { return 2 * p[pLambda].F * float64(p[pN].I) * p[pHorizon].F }
+// Cost implements model.Model: about two events (arrival, departure) per job, and each pick's reads of the servers
+// (policy.Traits.PickEvents).
+func (Model) Cost(p model.Point) float64 {
+	jobs := p[pLambda].F * float64(p[pN].I) * p[pHorizon].F
+	tr := policy.Registry[p[pPolicy].I].Configure(params, p).Traits(policy.Servers{N: int(p[pN].I)})
+	return jobs * (2 + tr.PickEvents())
+}
 
 // Run implements model.Model: the measured columns; the theory columns are Theory's.
 func (Model) Run(ctx context.Context, p model.Point, seed model.Seed) (schema.Row, error) {

@@ -1,0 +1,75 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dustin/go-humanize"
+
+	"lbsweep/model"
+)
+
+// Peak is the grid point whose run needs the most memory by its model's estimate (model.Bounds), found when the spec
+// is loaded: what a memory budget is checked against (Spec.CheckMemory) and what `sweep plan` prints.
+type Peak struct {
+	Bytes float64 // the estimate of one run, in bytes (model.Bounds.Bytes)
+	What  string  // its dominant term in words
+	Point string  // the point's key
+	at    *Error  // where the parameter the memory grows with is set (file, line, key), for a refusal
+}
+
+// checkBounds checks point p's work (Model.Cost: finite and ≤ model.MaxEvents) and records its memory estimate in
+// s.Peak when it is the largest yet. where names the table and key that set a parameter (index into the model's
+// Params; -1: none).
+func (d *decoder) checkBounds(s *Spec, p model.Point, where func(param int) (string, string)) error {
+	ps := s.Model.Params()
+	b := s.Model.Bounds(p)
+	locate := func(param string) (string, string) {
+		t, key := where(model.Index(ps, param))
+		if key == "" && model.Index(ps, param) >= 0 {
+			key = param
+		}
+		return t, key
+	}
+	if c := s.Model.Cost(p); !(c <= model.MaxEvents) { // NaN and +Inf too
+		t, key := locate(b.WorkBy)
+		return d.errf(t, -1, key, "the run would take about %.3g simulated events, more than %.0g (about three days of one worker): shorten it (at point %s)", c, float64(model.MaxEvents), shorten(Key(ps, p)))
+	}
+	if math.IsNaN(b.Bytes) || b.Bytes < 0 {
+		b.Bytes = math.Inf(1)
+	}
+	if s.Peak.at == nil || b.Bytes > s.Peak.Bytes {
+		t, key := locate(b.MemoryBy)
+		s.Peak = Peak{Bytes: b.Bytes, What: b.MemoryWhat, Point: Key(ps, p), at: d.errf(t, -1, key, "")}
+	}
+	return nil
+}
+
+// Baseline is the resident memory of a sweep process before any run (the Go runtime, the models' tables, the spec;
+// about 30 MB measured on the committed experiments): what CheckMemory and `sweep plan` add to the runs' estimates.
+const Baseline = 32 << 20
+
+// CheckMemory refuses a spec whose largest run (s.Peak) does not fit in budget bytes beside the process's baseline:
+// the error names the file, line and key of the parameter the memory grows with, the estimate and the budget. It
+// returns how many runs fit in the budget at once (≥ 1), which bounds the sweep's workers.
+func (s *Spec) CheckMemory(budget float64) (fit int, err error) {
+	if s.Peak.at == nil || s.Peak.Bytes <= 0 {
+		return math.MaxInt32, nil
+	}
+	room := budget - Baseline
+	if !(s.Peak.Bytes <= room) {
+		e := *s.Peak.at
+		e.Msg = fmt.Sprintf("a run needs an estimated %s (%s), more than the memory budget of %s (the sweep's -mem; %s is the process's own): make it smaller or raise -mem (at point %s)",
+			Bytes(s.Peak.Bytes), s.Peak.What, Bytes(budget), Bytes(Baseline), shorten(s.Peak.Point))
+		return 0, &e
+	}
+	return int(min(room/max(s.Peak.Bytes, 1), math.MaxInt32)), nil
+}
+
+// Bytes formats a byte count for messages in decimal units ("3.4 MB", humanize.Bytes), "unbounded memory" for +Inf.
+func Bytes(b float64) string {
+	if !(b < math.MaxUint64) {
+		return "unbounded memory"
+	}
+	return humanize.Bytes(uint64(max(b, 0)))
+}

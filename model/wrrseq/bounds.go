@@ -1,0 +1,25 @@
+package wrrseq
+
+import (
+	"fmt"
+
+	"lbsweep/model"
+	"lbsweep/model/policy"
+)
+
+// Bounds implements model.Model: per server its weight (as a float and an integer), its counts, its levels entry
+// (about 60 B), the policy's state (policy.StateBytes), and for wrr_expanded the expanded list of W entries. The work
+// grows with cycles (picks = cycles·W).
+func (Model) Bounds(p model.Point) model.Bounds {
+	s, err := setupOf(p)
+	if err != nil {
+		return model.Bounds{MemoryBy: "weights", WorkBy: "cycles"}
+	}
+	cfg, _ := policyOf(p, s)
+	n := float64(s.n)
+	b := 60*n + policy.StateBytes(cfg, s.n)
+	if _, ok := cfg.(policy.WRRExpandedConfig); ok {
+		b += 8 * float64(s.total)
+	}
+	return model.Bounds{Bytes: b, MemoryBy: "weights", MemoryWhat: fmt.Sprintf("%d servers × about %.0f B", s.n, b/max(n, 1)), WorkBy: "cycles"}
+}
