@@ -17,14 +17,18 @@ const (
 	requestBytes = 200
 	// cellBytes: one schema.Cell of a time-series row.
 	cellBytes = 80
-	// seriesCopies: a bin's per-server lists are held as the engine's sample, as the rows' list cells, and again
-	// in the sweep's Arrow builders before the chunk is written.
-	seriesCopies = 3
+	// seriesCopies: a bin's per-server lists are held about four times over until the chunk is written: as the
+	// engine's sample, the row's list cells, the sweep's Arrow builders (grown by doubling) and the encoded pages
+	// (measured: TestFootprintWithinTwiceMeasured).
+	seriesCopies = 4
+	// keyBytes: each time-series row's identity and parameter columns in the sweep's builders, about 40 B a column.
+	keyBytes = 40
 )
 
 // Bounds implements model.Model: the servers' state, the policy's, the keys' alias table and ownership maps, each
 // server's LRU (an index over every key and a list of its capacity), the time series (horizon/bin rows, each with
-// three to six lists of n values and two dozen scalar cells, held about three times over until written), and for
+// three to six lists of n values held about four times over until written, two dozen scalar cells, and the
+// identity and parameter columns the sweep adds), and for
 // an open loop whose rate exceeds the fleet's capacity with unbounded queues, the backlog that builds up.
 func (Model) Bounds(p model.Point) model.Bounds {
 	c := configOf(p)
@@ -49,7 +53,7 @@ func (Model) Bounds(p model.Point) model.Bounds {
 		if c.lim.algo != LimiterNone {
 			per++
 		}
-		sb := seriesCopies * math.Floor(c.horizon/c.bin+1) * (per*n*8 + 26*cellBytes)
+		sb := math.Floor(c.horizon/c.bin+1) * (seriesCopies*per*n*8 + 26*cellBytes + keyBytes*float64(model.IdentityColumns+len(params)))
 		b += sb
 		terms["bin"] = sb
 	}

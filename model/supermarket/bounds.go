@@ -16,6 +16,12 @@ const (
 	engineBytes = levelsBytes + fifoBytes
 	// cellBytes is one schema.Cell of a time-series row (its type, validity, scalars, string and list headers).
 	cellBytes = 80
+	// listCopies: a time-series row's list of queue lengths is held about four times over until the chunk is
+	// written: as the engine's snapshot, the row's cell, the sweep's Arrow builder (grown by doubling) and the
+	// encoded page (measured: TestFootprintWithinTwiceMeasured).
+	listCopies = 4
+	// keyBytes: each time-series row's identity and parameter columns in the sweep's builders, about 40 B a column.
+	keyBytes = 40
 )
 
 // engineFootprint is the memory of simulate's state for n servers at arrival rate λ per server up to the horizon:
@@ -44,7 +50,8 @@ func (Model) Bounds(p model.Point) model.Bounds {
 
 // Bounds implements model.Model: the supermarket's state, plus the board: one copy of the levels (k with
 // dispatch_counts, one per dispatcher), one policy instance per dispatcher, each job's dispatcher when k > 1 and the
-// policy observes completions, and the time series' rows (horizon/sample rows of four cells and track queue lengths).
+// policy observes completions, and the time series' rows (horizon/sample rows of four cells and track queue lengths,
+// with the identity and parameter columns the sweep adds to each).
 func (BulletinBoard) Bounds(p model.Point) model.Bounds {
 	n, k := float64(p[bN].I), float64(p[bDispatchers].I)
 	b := engineFootprint(n, p[bLambda].F, p[bHorizon].F)
@@ -61,12 +68,17 @@ func (BulletinBoard) Bounds(p model.Point) model.Bounds {
 	if k > 1 && pc.Traits(ps).Observe == policy.AtCompletion {
 		b += n * fifoBytes
 	}
+	series := 0.0
 	if s := p[bSample].F; s > 0 {
 		rows := math.Floor(p[bHorizon].F/s) + 1
-		b += rows * (4*cellBytes + 8*float64(min(p[bTrack].I, p[bN].I)))
+		series = rows * (4*cellBytes + keyBytes*float64(model.IdentityColumns+len(boardParams)) + listCopies*8*float64(min(p[bTrack].I, p[bN].I)))
+		b += series
 	}
 	what := fmt.Sprintf("%d servers × about %.0f B", p[bN].I, b/max(n, 1))
 	by := "n"
+	if series > b/2 {
+		what, by = fmt.Sprintf("%.0f time-series rows (horizon/sample)", math.Floor(p[bHorizon].F/p[bSample].F)+1), "sample"
+	}
 	if copies > 1 && copies*n*levelsBytes > b/2 {
 		what, by = fmt.Sprintf("%d board copies (dispatch_counts: one per dispatcher) × %d servers × %d B", p[bDispatchers].I, p[bN].I, levelsBytes), "dispatchers"
 	}
