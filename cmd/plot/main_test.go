@@ -38,7 +38,7 @@ func TestGolden(t *testing.T) {
 				}
 			}
 			var stdout, stderr bytes.Buffer
-			if code := run(args, &stdout, &stderr); code != c.code {
+			if code := run(context.Background(), args, &stdout, &stderr); code != c.code {
 				t.Errorf("plot %q: exit %d, want %d", c.args, code, c.code)
 			}
 			for _, out := range []struct {
@@ -80,7 +80,7 @@ func TestTimeseries(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	var stderr bytes.Buffer
-	if code := run([]string{"-results", res, "-o", out, specPath}, &bytes.Buffer{}, &stderr); code != 0 {
+	if code := run(context.Background(), []string{"-results", res, "-o", out, specPath}, &bytes.Buffer{}, &stderr); code != 0 {
 		t.Fatalf("plot exited %d: %s", code, stderr.String())
 	}
 	for _, name := range []string{"ts-extremes.svg", "ts-tracked.svg"} {
@@ -94,7 +94,7 @@ func TestTimeseries(t *testing.T) {
 	// Without its time-series table the figure cannot be drawn: plot says which table is missing.
 	os.RemoveAll(filepath.Join(res, "ts", results.SeriesDir))
 	stderr.Reset()
-	if code := run([]string{"-results", res, "-o", out, specPath}, &bytes.Buffer{}, &stderr); code != 1 || !strings.Contains(stderr.String(), "no time-series table") {
+	if code := run(context.Background(), []string{"-results", res, "-o", out, specPath}, &bytes.Buffer{}, &stderr); code != 1 || !strings.Contains(stderr.String(), "no time-series table") {
 		t.Errorf("plot without the time-series table: exit %d, stderr %s", code, stderr.String())
 	}
 }
