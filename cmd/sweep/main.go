@@ -53,9 +53,11 @@ const usage = `usage:
                                            (part-K-of-N.parquet), and DIR/NAME/_timeseries/ likewise for a model with
                                            a time series; an interrupted sweep resumes where it stopped
   sweep plan [-shard N] SPEC.toml          grid size, runs, estimated events and time, the split into N shards
-  sweep merge DIR/NAME                     join part-*-of-N.parquet into runs.parquet (as an unsharded sweep writes it),
-                                           and _timeseries/part-*-of-N.parquet likewise
-  sweep check [-results DIR] SPEC.toml ... evaluate the specs' [[expect]] claims on their datasets (exit 1 on a failure)
+  sweep merge [-mixed-builds] DIR/NAME     join part-*-of-N.parquet into runs.parquet (as an unsharded sweep writes it),
+                                           and _timeseries/part-*-of-N.parquet likewise; parts of different builds are
+                                           refused unless -mixed-builds
+  sweep check [-results DIR] SPEC.toml ... evaluate the specs' [[expect]] claims on their datasets (exit 1 on a failure;
+                                           -mixed-builds accepts shard parts of different builds)
   sweep -list                              models, their parameters, and the dispatch policies
   sweep -schema MODEL                      the results columns of MODEL as a Markdown table (and its time-series
                                            columns, for a model with a time series)
