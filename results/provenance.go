@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"runtime/debug"
+	"strings"
 )
 
 // SchemaVersion is the version of the results contract (column names, types and meaning). It changes when a
