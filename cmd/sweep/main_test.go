@@ -373,3 +373,39 @@ func TestEveryCommandStopsOnFirstSignal(t *testing.T) {
 		t.Errorf("interrupted merge left %d entries, want the 2 parts", len(ents))
 	}
 }
+
+// sweep check refuses a dataset whose shard parts different builds wrote, naming both, unless -mixed-builds; so does
+// sweep merge. (Before, both went ahead silently and the merged file stated one build.)
+func TestCheckAndMergeRefuseMixedBuilds(t *testing.T) {
+	dir := t.TempDir()
+	spec := cliWrite(t, dir, "tiny.toml", cliSpec(""))
+	res := filepath.Join(dir, "res")
+	for _, k := range []string{"0/2", "1/2"} {
+		if code, _, errOut := cliRun(t, "-q", "-shard", k, "-o", res, spec); code != 0 {
+			t.Fatalf("shard %s: %s", k, errOut)
+		}
+	}
+	part := filepath.Join(res, "tiny", "part-1-of-2.parquet")
+	b, _ := os.ReadFile(part)
+	if bytes.Count(b, []byte("unknown")) != 1 { // the test binary's revision, once: in the footer
+		t.Fatalf("%s names revision unknown %d times, want once", part, bytes.Count(b, []byte("unknown")))
+	}
+	os.WriteFile(part, bytes.Replace(b, []byte("unknown"), []byte("0ther01"), 1), 0o644) // another build's part
+	code, _, errOut := cliRun(t, "check", "-results", res, spec)
+	if code != 1 || !strings.Contains(errOut, "revision 0ther01") || !strings.Contains(errOut, "revision unknown") || !strings.Contains(errOut, "-mixed-builds") {
+		t.Errorf("check of mixed builds: exit %d, stderr %q; want 1 naming both builds and the flag", code, errOut)
+	}
+	if code, _, errOut := cliRun(t, "check", "-mixed-builds", "-results", res, spec); code != 0 {
+		t.Errorf("check -mixed-builds: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := cliRun(t, "merge", filepath.Join(res, "tiny")); code != 1 || !strings.Contains(errOut, "revision 0ther01") {
+		t.Errorf("merge of mixed builds: exit %d, stderr %q; want 1 naming the other build", code, errOut)
+	}
+	if code, _, errOut := cliRun(t, "merge", "-mixed-builds", filepath.Join(res, "tiny")); code != 0 {
+		t.Errorf("merge -mixed-builds: exit %d, stderr %q", code, errOut)
+	}
+	meta, _, err := results.ReadMeta(filepath.Join(res, "tiny", sweep.FileName))
+	if err != nil || !strings.Contains(results.Lookup(meta, results.KeyPartBuilds), "part-1-of-2.parquet: revision 0ther01") {
+		t.Errorf("merged file's %s = %q (%v), want every part's build", results.KeyPartBuilds, results.Lookup(meta, results.KeyPartBuilds), err)
+	}
+}

