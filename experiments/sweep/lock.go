@@ -22,8 +22,9 @@ import (
 // kill -9 included, so a stale lock file never blocks anyone: the next writer takes it. The holder removes the file
 // when it is done. flock works on local file systems and on NFS (where Linux maps it onto byte-range locks).
 
-// errLocked is wrapped by the error of a writer refused because another process holds the lock.
-var errLocked = errors.New("another process is writing it")
+// ErrLocked is wrapped by the error of Run or Merge refused because another process writes the same shard's files
+// (or, for Merge, one of the parts or runs.parquet); the error names that process's id and the lock file.
+var ErrLocked = errors.New("another process is writing it")
 
 // lockName is the lock file of shard sh's outputs inside a dataset directory.
 func lockName(sh Shard) string { return fmt.Sprintf(".lock-%d-of-%d", sh.K, sh.N) }
@@ -34,7 +35,7 @@ type lock struct {
 	f    *os.File
 }
 
-// acquire takes the lock file path (creating it), or returns an error wrapping errLocked naming its holder's pid, what
+// acquire takes the lock file path (creating it), or returns an error wrapping ErrLocked naming its holder's pid, what
 // names the output it guards. The lock file that path names after the lock is taken must be the one locked: a holder
 // removing the file as it finishes (release) would otherwise let two processes hold locks on two different files.
 func acquire(path, what string) (*lock, error) {
@@ -47,7 +48,7 @@ func acquire(path, what string) (*lock, error) {
 			pid := readPID(f)
 			f.Close()
 			if errors.Is(err, errWouldBlock) {
-				return nil, fmt.Errorf("%s: %w (process %s holds %s); wait for it to finish or stop it", what, errLocked, pid, path)
+				return nil, fmt.Errorf("%s: %w (process %s holds %s); wait for it to finish or stop it", what, ErrLocked, pid, path)
 			}
 			return nil, fmt.Errorf("%s: cannot take the writer's lock %s: %w", what, path, err)
 		}

@@ -89,7 +89,7 @@ func TestSecondSweepRefusedNamingHolder(t *testing.T) {
 		{"-force", s, Options{Dir: dir, Every: -1, Force: true}},
 	} {
 		_, err := Run(context.Background(), c.spec, c.o)
-		if !errors.Is(err, errLocked) || !strings.Contains(err.Error(), fmt.Sprintf("process %d holds", os.Getpid())) {
+		if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), fmt.Sprintf("process %d holds", os.Getpid())) {
 			t.Errorf("%s: second sweep: %v, want refused naming process %d", c.name, err, os.Getpid())
 		}
 		if after := listing(t, dir); after != before {
@@ -128,7 +128,7 @@ func TestShardsWriteConcurrently(t *testing.T) {
 	// Shard 0 rerun (-force) while a merge is asked for: refused, and the parts stay.
 	release, wait = blockedRun(t, s, Options{Dir: dir, Workers: 1, Every: -1, Shard: Shard{0, 2}, Force: true})
 	_, err := Merge(context.Background(), filepath.Join(dir, "small"), MergeOptions{})
-	if !errors.Is(err, errLocked) || !strings.Contains(err.Error(), fmt.Sprintf("process %d holds", os.Getpid())) {
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), fmt.Sprintf("process %d holds", os.Getpid())) {
 		t.Errorf("merge while shard 0/2 writes: %v, want refused naming process %d", err, os.Getpid())
 	}
 	release()
@@ -161,7 +161,7 @@ func TestKilledLockHolderDoesNotBlock(t *testing.T) {
 		t.Fatalf("lock holder: %q, stderr %s", line, stderr.String())
 	}
 	_, err := Run(context.Background(), s, Options{Dir: dir, Every: -1})
-	if !errors.Is(err, errLocked) || !strings.Contains(err.Error(), fmt.Sprintf("process %d holds", cmd.Process.Pid)) {
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), fmt.Sprintf("process %d holds", cmd.Process.Pid)) {
 		t.Errorf("sweep while process %d holds the lock: %v", cmd.Process.Pid, err)
 	}
 	cmd.Process.Signal(syscall.SIGKILL)

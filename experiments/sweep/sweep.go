@@ -89,7 +89,10 @@ const (
 var ErrInterrupted = errors.New("interrupted")
 
 // Run executes the runs of s (those of o.Shard) that are not already finished and writes the dataset. On error the
-// finished runs are kept for the next call; the error names the failing run.
+// finished runs are kept for the next call; the error names the failing run. While another process writes the same
+// shard of the dataset, Run is refused at once with an error wrapping ErrLocked, having touched nothing. A dataset
+// that is up to date needs no write at all, so it is reported up to date even in a read-only directory. Cancelling
+// ctx stops it at any phase, the final write included, with an error wrapping ErrInterrupted.
 func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	if o.Dir == "" {
 		o.Dir = "results"
@@ -119,7 +122,7 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	// One writer per shard of a dataset (lock.go). A dataset that cannot be locked because its directory is read-only
 	// may still be up to date: that needs no write, so the lock's error waits until something must be written.
 	lk, lockErr := lockShard(dir, o.Shard)
-	if errors.Is(lockErr, errLocked) {
+	if errors.Is(lockErr, ErrLocked) {
 		return sum, lockErr
 	}
 	defer lk.release()
