@@ -210,7 +210,11 @@ func load(ctx context.Context, path string) (*experiments.Spec, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%w (%w)", sweep.ErrInterrupted, err)
 	}
-	return await(ctx, func() (*experiments.Spec, error) { return experiments.Load(path) })
+	spec, err := await(ctx, func() (*experiments.Spec, error) { return experiments.Load(path) })
+	if errors.Is(err, sweep.ErrInterrupted) {
+		err = fmt.Errorf("%s: %w while reading the spec", path, err)
+	}
+	return spec, err
 }
 
 // progressBar returns an Options.OnRow that draws a progress bar on w, a terminal: runs done of the total, the
