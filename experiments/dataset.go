@@ -12,7 +12,8 @@ import (
 )
 
 // ReadResults reads the dataset of spec s from root/NAME and checks that it is this spec's: every file was written
-// from exactly this spec text (lbsweep.spec_sha256), and no run appears twice. A stale dataset (the spec changed since
+// from exactly this spec text (lbsweep.spec_sha256), with the model's columns (names and types, in order; a file whose
+// footer was altered is refused naming the column), and no run appears twice. A stale dataset (the spec changed since
 // the sweep, an interrupted rerun left the old file) or a stray copy is an error naming what to do, never silently
 // evaluated.
 func (s *Spec) ReadResults(root string) (*results.Table, error) {
@@ -23,6 +24,9 @@ func (s *Spec) ReadResults(root string) (*results.Table, error) {
 	}
 	if got := t.MetaValue(results.KeySpecSHA256); got != s.SHA256 {
 		return nil, fmt.Errorf("%s: %s was written from another version of this spec (dataset spec SHA-256 %.12s…, file %.12s…): run `sweep -o %s %s` again", s.File, dir, got, s.SHA256, root, s.File)
+	}
+	if err := results.SameColumns(model.Columns(s.Model), t.Columns); err != nil {
+		return nil, fmt.Errorf("%s: %s does not have model %s's columns (%w): run `sweep -force -o %s %s` to rewrite it", s.File, dir, s.Model.Name(), err, root, s.File)
 	}
 	if len(t.Rows) < s.Runs() {
 		return nil, fmt.Errorf("%s: %s holds %d of the spec's %d runs: a shard is missing or unmerged, or the sweep was interrupted (run it again to finish)", s.File, dir, len(t.Rows), s.Runs())

@@ -49,6 +49,19 @@ func RemoveStaleTemps(path string) {
 	}
 }
 
+// RemoveTemps removes every temporary file of a writer of path (TempName's, of any process id). Call it only while
+// holding the lock of path's writer (a sweep's or merge's): then no other process writes path, so each of them was
+// left by a writer that was killed, whatever became of its process id since.
+func RemoveTemps(path string) {
+	files, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp"))
+	for _, f := range files {
+		var pid int
+		if _, err := fmt.Sscanf(filepath.Base(f)[len(filepath.Base(path))+2:], "%d.tmp", &pid); err == nil {
+			os.Remove(f)
+		}
+	}
+}
+
 // Writer streams rows into one Parquet file. It writes to TempName(PATH) and renames to PATH only in Close, so an
 // interrupted write never leaves a file that looks complete.
 //

@@ -1,8 +1,11 @@
 package results
 
 import (
+	"fmt"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 )
 
 // SchemaVersion is the version of the results contract (column names, types and meaning). It changes when a
@@ -21,7 +24,48 @@ const (
 	// KeyTable names the table a file belongs to when it is not the runs table: TableSeries in the time-series table.
 	// The runs table does not carry it (its files are unchanged by the time-series table's arrival).
 	KeyTable = "lbsweep.table"
+	// KeyPartBuilds, in a file merged from shard parts made by different builds (sweep merge -mixed-builds), lists
+	// every part's build, one line per part: "part-K-of-N.parquet: " then BuildOf its metadata. Files of one build do
+	// not carry it (a merged file is then the unsharded sweep's, byte for byte).
+	KeyPartBuilds = "lbsweep.part_builds"
 )
+
+// MixedRevision is the KeyRevision (and KeyVersion, KeyGoVersion) of a file merged from parts of different builds;
+// their builds are under KeyPartBuilds. It never equals a build's revision, so no sweep takes the file as its own.
+const MixedRevision = "mixed"
+
+// BuildOf names the build that wrote a file with metadata meta: its VCS revision, module version and Go version.
+// Two files of one build give the same string. (Two dirty builds of one commit also do: the executable's hash is not
+// in datasets, which stay byte-identical across machines.)
+func BuildOf(meta []KV) string {
+	return fmt.Sprintf("revision %s, version %s, %s", Lookup(meta, KeyRevision), Lookup(meta, KeyVersion), Lookup(meta, KeyGoVersion))
+}
+
+// CheckBuilds reads the footers of the dataset files of dir (as ReadDataset lists them) and returns an error naming
+// two files that different builds wrote, or a file merged from parts of different builds (KeyPartBuilds), or nil.
+func CheckBuilds(dir string) error {
+	paths, err := datasetFiles(dir)
+	if err != nil {
+		return err
+	}
+	var first string
+	for i, p := range paths {
+		meta, _, err := ReadMeta(p)
+		if err != nil {
+			return err
+		}
+		if Lookup(meta, KeyPartBuilds) != "" {
+			return fmt.Errorf("results: %s was merged from parts of different builds (%s)", p, strings.ReplaceAll(Lookup(meta, KeyPartBuilds), "\n", "; "))
+		}
+		b := BuildOf(meta)
+		if i == 0 {
+			first = b
+		} else if b != first {
+			return fmt.Errorf("results: %s was made by another build (%s) than %s (%s): its runs ran other model code", p, b, filepath.Base(paths[0]), first)
+		}
+	}
+	return nil
+}
 
 // TableSeries is the KeyTable value of the time-series table.
 const TableSeries = "timeseries"

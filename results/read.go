@@ -137,6 +137,10 @@ func sameFile(t *Table, cols []Column, meta []KV, p, first string) error {
 	return nil
 }
 
+// SameColumns reports how the columns got (a file's) differ from want (a model's) in names and types, naming the
+// first column that differs, or nil. Units and docs are not compared: files do not store them.
+func SameColumns(want, got []Column) error { return sameColumns(want, got) }
+
 // sameColumns reports how got differs from want in column names and types, or nil.
 func sameColumns(want, got []Column) error {
 	for i := 0; i < len(want) && i < len(got); i++ {

@@ -1,25 +1,68 @@
 // Command plot renders the [[figure]] tables of lbsweep specs from their datasets as SVG and their [[table]] entries
 // as Markdown, and writes the reproduction report figures/REPORT.md. See `plot -h` and the README.
 //
+// The first SIGINT, SIGTERM or SIGHUP stops it with status 130 whatever it is doing (a second exits at once); no
+// temporary file is left, and one left by a plot killed with SIGKILL is removed by the next plot writing that file.
+//
 // The command is its flags, its usage text and the files it writes; drawing is lbsweep/cmd/plot/render's, claims
 // are lbsweep/experiments/claims's.
 package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"lbsweep/cmd/plot/render"
 	"lbsweep/experiments"
 	"lbsweep/experiments/claims"
+	"lbsweep/results"
 )
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		<-sigs
+		cancel()
+		<-sigs
+		os.Exit(130)
+	}()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// errInterrupted is the error of a plot stopped by its context (exit status 130).
+var errInterrupted = errors.New("interrupted")
+
+// await returns f's result, or an error wrapping errInterrupted as soon as ctx is cancelled if that comes first. f runs
+// in its own goroutine, left behind on cancellation (the command returns and the process exits), so it must only read:
+// a spec, a dataset, or render into memory.
+func await[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := f()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, fmt.Errorf("%w (%w)", errInterrupted, context.Cause(ctx))
+	}
+}
 
 const usage = `usage:
   plot [-results DIR] [-o OUT] SPEC.toml ...
@@ -31,9 +74,9 @@ flags:
 `
 
 // run is the plot command: it parses args (without the program name) and returns the exit code (0 ok, 1 failure,
-// 2 usage). A failed claim is reported in REPORT.md and on stderr but is not a failure of plot (`sweep check` is the
+// 2 usage, 130 interrupted: ctx cancelled). A failed claim is reported in REPORT.md and on stderr but is not a failure of plot (`sweep check` is the
 // gate). Files go to the -o directory, "plot: wrote PATH" lines and errors to stderr; nothing goes to stdout.
-func run(args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // flag errors are reported below, with the command's prefix
 	fs.Usage = func() {}
@@ -56,36 +99,52 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "plot: %v\n", err)
 		return 1
 	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "plot: %v\n", err)
+		if errors.Is(err, errInterrupted) {
+			return 130
+		}
+		return 1
+	}
 	var sections []render.Section
 	for _, path := range fs.Args() {
-		spec, err := experiments.Load(path)
-		if err != nil {
-			fmt.Fprintf(stderr, "plot: %v\n", err)
-			return 1
+		type loaded struct {
+			spec *experiments.Spec
+			t    *results.Table
 		}
-		t, err := spec.ReadResults(*resDir)
+		l, err := await(ctx, func() (loaded, error) {
+			spec, err := experiments.Load(path)
+			if err != nil {
+				return loaded{}, err
+			}
+			t, err := spec.ReadResults(*resDir)
+			return loaded{spec, t}, err
+		})
 		if err != nil {
-			fmt.Fprintf(stderr, "plot: %v\n", err)
-			return 1
+			return fail(err)
 		}
+		spec, t := l.spec, l.t
 		sec := render.Section{Spec: spec, Verdicts: claims.Evaluate(spec.Expects, t)}
 		for _, f := range spec.Figures {
 			tab := t
 			if f.Kind == experiments.Timeseries { // its one run's rows of the time-series table, read only now
-				if tab, err = spec.ReadSeries(*resDir, f.Where); err != nil {
-					fmt.Fprintf(stderr, "plot: %v\n", err)
-					return 1
+				if tab, err = await(ctx, func() (*results.Table, error) { return spec.ReadSeries(*resDir, f.Where) }); err != nil {
+					return fail(err)
 				}
 			}
-			var buf bytes.Buffer
-			if err := render.Draw(spec, f, tab, &buf); err != nil {
+			buf, err := await(ctx, func() (*bytes.Buffer, error) {
+				var buf bytes.Buffer
+				return &buf, render.Draw(spec, f, tab, &buf)
+			})
+			if errors.Is(err, errInterrupted) {
+				return fail(err)
+			} else if err != nil {
 				fmt.Fprintf(stderr, "plot: %s: %v\n", spec.File, err)
 				return 1
 			}
 			name := spec.Name + "-" + f.Name + ".svg"
-			if err := writeFile(filepath.Join(*outDir, name), buf.Bytes()); err != nil {
-				fmt.Fprintf(stderr, "plot: %v\n", err)
-				return 1
+			if err := writeFile(ctx, filepath.Join(*outDir, name), buf.Bytes()); err != nil {
+				return fail(err)
 			}
 			sec.Figures = append(sec.Figures, name)
 			fmt.Fprintf(stderr, "plot: wrote %s\n", filepath.Join(*outDir, name))
@@ -97,9 +156,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 				return 1
 			}
 			name := spec.Name + "-" + tb.Name + ".md"
-			if err := writeFile(filepath.Join(*outDir, name), buf.Bytes()); err != nil {
-				fmt.Fprintf(stderr, "plot: %v\n", err)
-				return 1
+			if err := writeFile(ctx, filepath.Join(*outDir, name), buf.Bytes()); err != nil {
+				return fail(err)
 			}
 			sec.Tables = append(sec.Tables, buf.String())
 			fmt.Fprintf(stderr, "plot: wrote %s\n", filepath.Join(*outDir, name))
@@ -113,21 +171,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var buf bytes.Buffer
 	render.Report(&buf, sections)
-	if err := writeFile(filepath.Join(*outDir, "REPORT.md"), buf.Bytes()); err != nil {
-		fmt.Fprintf(stderr, "plot: %v\n", err)
-		return 1
+	if err := writeFile(ctx, filepath.Join(*outDir, "REPORT.md"), buf.Bytes()); err != nil {
+		return fail(err)
 	}
 	fmt.Fprintf(stderr, "plot: wrote %s\n", filepath.Join(*outDir, "REPORT.md"))
 	return 0
 }
 
-// writeFile writes through a temporary name and renames, so a reader never sees half a figure.
-func writeFile(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
+// writeFile writes b to path through a hidden temporary name (results.TempName: ".NAME.PID.tmp") and renames it, so a
+// reader never sees half a figure. On any error, or when ctx is cancelled first, the temporary file is removed and
+// path left as it was; the temporary files of killed plots (dead process ids) are removed first.
+func writeFile(ctx context.Context, path string, b []byte) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%w before writing %s (%w)", errInterrupted, path, err)
 	}
-	return os.Rename(tmp, path)
+	results.RemoveStaleTemps(path)
+	tmp := results.TempName(path)
+	err := os.WriteFile(tmp, b, 0o644)
+	if err == nil && ctx.Err() != nil {
+		err = fmt.Errorf("%w while writing %s (%w)", errInterrupted, path, ctx.Err())
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 // printUsage writes the usage text and the flags' defaults to w.

@@ -38,7 +38,7 @@ func TestGolden(t *testing.T) {
 				}
 			}
 			var stdout, stderr bytes.Buffer
-			if code := run(args, &stdout, &stderr); code != c.code {
+			if code := run(context.Background(), args, &stdout, &stderr); code != c.code {
 				t.Errorf("plot %q: exit %d, want %d", c.args, code, c.code)
 			}
 			for _, out := range []struct {
@@ -80,7 +80,7 @@ func TestTimeseries(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	var stderr bytes.Buffer
-	if code := run([]string{"-results", res, "-o", out, specPath}, &bytes.Buffer{}, &stderr); code != 0 {
+	if code := run(context.Background(), []string{"-results", res, "-o", out, specPath}, &bytes.Buffer{}, &stderr); code != 0 {
 		t.Fatalf("plot exited %d: %s", code, stderr.String())
 	}
 	for _, name := range []string{"ts-extremes.svg", "ts-tracked.svg"} {
@@ -94,7 +94,44 @@ func TestTimeseries(t *testing.T) {
 	// Without its time-series table the figure cannot be drawn: plot says which table is missing.
 	os.RemoveAll(filepath.Join(res, "ts", results.SeriesDir))
 	stderr.Reset()
-	if code := run([]string{"-results", res, "-o", out, specPath}, &bytes.Buffer{}, &stderr); code != 1 || !strings.Contains(stderr.String(), "no time-series table") {
+	if code := run(context.Background(), []string{"-results", res, "-o", out, specPath}, &bytes.Buffer{}, &stderr); code != 1 || !strings.Contains(stderr.String(), "no time-series table") {
 		t.Errorf("plot without the time-series table: exit %d, stderr %s", code, stderr.String())
+	}
+}
+
+// A write that fails leaves no temporary file behind (before, a visible NAME.md.tmp stayed), a temporary file of a plot
+// killed with SIGKILL (a dead process id) is removed by the next plot, and a plot whose context is cancelled (the first
+// signal) exits 130 with one line.
+func TestFailedWriteLeavesNoTemp(t *testing.T) {
+	experimentstest.Register(t, experimentstest.Series{})
+	dir := t.TempDir()
+	specPath := filepath.Join("testdata", "ts.toml")
+	s, err := experiments.Load(specPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := filepath.Join(dir, "results")
+	if _, err := sweep.Run(context.Background(), s, sweep.Options{Dir: res, Every: -1}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	os.MkdirAll(filepath.Join(out, "REPORT.md"), 0o755) // renaming onto a directory fails
+	stale := filepath.Join(out, ".ts-extremes.svg.999999999.tmp")
+	os.WriteFile(stale, []byte("<sv"), 0o644)
+	var stderr bytes.Buffer
+	if code := run(context.Background(), []string{"-results", res, "-o", out, specPath}, &bytes.Buffer{}, &stderr); code != 1 {
+		t.Fatalf("plot with REPORT.md unwritable: exit %d, want 1: %s", code, stderr.String())
+	}
+	if m, _ := filepath.Glob(filepath.Join(out, "*tmp")); len(m) != 0 {
+		t.Errorf("temporary files left: %v", m)
+	}
+	if m, _ := filepath.Glob(filepath.Join(out, ".*tmp")); len(m) != 0 {
+		t.Errorf("temporary files left: %v", m)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	stderr.Reset()
+	if code := run(ctx, []string{"-results", res, "-o", out, specPath}, &bytes.Buffer{}, &stderr); code != 130 || strings.Count(stderr.String(), "\n") != 1 {
+		t.Errorf("plot with a cancelled context: exit %d, stderr %q; want 130 and one line", code, stderr.String())
 	}
 }

@@ -1,22 +1,26 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 
-	"lbsweep/experiments"
 	"lbsweep/experiments/claims"
+	"lbsweep/results"
 )
 
-// check is `sweep check [-results DIR] SPEC.toml ...`: one line per claim (claims.Format's Line style), then the
-// counts; exit 1 when a claim fails (or passes though declared a known failure) or a dataset is missing.
-func check(args []string, stdout, stderr io.Writer) int {
+// check is `sweep check [-results DIR] [-mixed-builds] SPEC.toml ...`: one line per claim (claims.Format's Line
+// style), then the counts; exit 1 when a claim fails (or passes though declared a known failure), a dataset is missing,
+// or its files (shard parts) were written by different builds (results.CheckBuilds) without -mixed-builds.
+func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sweep check", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // flag errors are reported below, with the command's prefix
 	fs.Usage = func() {}
 	dir := fs.String("results", "results", "results root holding `DIR`/NAME/")
+	mixed := fs.Bool("mixed-builds", false, "accept a dataset whose files (shard parts) different builds wrote")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage(fs, stderr)
@@ -31,17 +35,26 @@ func check(args []string, stdout, stderr io.Writer) int {
 	}
 	failed, passed, known := 0, 0, 0
 	for _, path := range fs.Args() {
-		spec, err := experiments.Load(path)
+		spec, err := load(ctx, path)
 		if err != nil {
-			fmt.Fprintf(stderr, "sweep: %v\n", err)
-			return 1
+			return fail(stderr, err)
 		}
-		t, err := spec.ReadResults(*dir)
+		verdicts, err := await(ctx, func() ([]claims.Verdict, error) {
+			t, err := spec.ReadResults(*dir)
+			if err != nil {
+				return nil, err
+			}
+			if !*mixed {
+				if err := results.CheckBuilds(filepath.Join(*dir, spec.Name)); err != nil {
+					return nil, fmt.Errorf("%s: %w; -mixed-builds checks it anyway", spec.File, err)
+				}
+			}
+			return claims.Evaluate(spec.Expects, t), nil
+		})
 		if err != nil {
-			fmt.Fprintf(stderr, "sweep: %v\n", err)
-			return 1
+			return fail(stderr, err)
 		}
-		for _, v := range claims.Evaluate(spec.Expects, t) {
+		for _, v := range verdicts {
 			switch {
 			case !v.OK():
 				failed++

@@ -2,8 +2,10 @@
 // writes the results as Parquet (DIR/NAME/runs.parquet); `sweep check` evaluates a spec's claims on its dataset.
 // See `sweep -h` and the README.
 //
-// The first SIGINT, SIGTERM or SIGHUP stops the sweep (runs in progress are abandoned and no dataset file is left);
-// a second one exits at once with status 130. A closed stderr pipe does not kill it.
+// The first SIGINT, SIGTERM or SIGHUP stops every subcommand with status 130, whatever it is doing: loading a spec,
+// planning, checking, running (the runs in progress are abandoned, the finished ones kept), writing the dataset file
+// or merging (no output file is left, and the parts stay). A second one exits at once with status 130. A closed
+// stderr pipe does not kill it.
 //
 // The command is its flags, its usage text and its progress display; the work is the library's: spec decoding in
 // lbsweep/experiments, running and merging in lbsweep/experiments/sweep, claims in lbsweep/experiments/claims.
@@ -52,9 +54,11 @@ const usage = `usage:
                                            (part-K-of-N.parquet), and DIR/NAME/_timeseries/ likewise for a model with
                                            a time series; an interrupted sweep resumes where it stopped
   sweep plan [-shard N] SPEC.toml          grid size, runs, estimated events and time, the split into N shards
-  sweep merge DIR/NAME                     join part-*-of-N.parquet into runs.parquet (as an unsharded sweep writes it),
-                                           and _timeseries/part-*-of-N.parquet likewise
-  sweep check [-results DIR] SPEC.toml ... evaluate the specs' [[expect]] claims on their datasets (exit 1 on a failure)
+  sweep merge [-mixed-builds] DIR/NAME     join part-*-of-N.parquet into runs.parquet (as an unsharded sweep writes it),
+                                           and _timeseries/part-*-of-N.parquet likewise; parts of different builds are
+                                           refused unless -mixed-builds
+  sweep check [-results DIR] SPEC.toml ... evaluate the specs' [[expect]] claims on their datasets (exit 1 on a failure;
+                                           -mixed-builds accepts shard parts of different builds)
   sweep -list                              models, their parameters, and the dispatch policies
   sweep -schema MODEL                      the results columns of MODEL as a Markdown table (and its time-series
                                            columns, for a model with a time series)
@@ -68,11 +72,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "check":
-			return check(args[1:], stdout, stderr)
+			return check(ctx, args[1:], stdout, stderr)
 		case "merge":
-			return merge(args[1:], stdout, stderr)
+			return merge(ctx, args[1:], stdout, stderr)
 		case "plan":
-			return plan(args[1:], stdout, stderr)
+			return plan(ctx, args[1:], stdout, stderr)
 		}
 	}
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
@@ -135,10 +139,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sweep: %v\n", err)
 		return 2
 	}
-	spec, err := experiments.Load(fs.Arg(0))
+	spec, err := load(ctx, fs.Arg(0))
 	if err != nil {
-		fmt.Fprintf(stderr, "sweep: %v\n", err)
-		return 1
+		return fail(stderr, err)
 	}
 	fit, err := spec.CheckMemory(budget)
 	if err != nil {
@@ -176,11 +179,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(log, "sweep: %s: %d points × %d replications = %d runs\n", spec.Name, spec.Points(), spec.Replications, spec.Runs())
 	sum, err := sweep.Run(ctx, spec, sweep.Options{Dir: *dir, Workers: *workers, Log: log, Every: every, Shard: shard, Force: *force, OnRow: onRow})
 	if err != nil {
-		fmt.Fprintf(stderr, "sweep: %v\n", err)
-		if errors.Is(err, sweep.ErrInterrupted) {
-			return 130
-		}
-		return 1
+		return fail(stderr, err)
 	}
 	if sum.UpToDate {
 		fmt.Fprintf(log, "sweep: %s is up to date (written from this spec; -force reruns it)\n", sum.Path)
@@ -192,6 +191,50 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(log, "sweep: wrote %s: the runs' time series\n", sum.SeriesPath)
 	}
 	return 0
+}
+
+// fail reports err on stderr and returns the exit code for it: 130 for an interruption (sweep.ErrInterrupted), else 1.
+func fail(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "sweep: %v\n", err)
+	if errors.Is(err, sweep.ErrInterrupted) {
+		return 130
+	}
+	return 1
+}
+
+// await returns f's result, or an error wrapping sweep.ErrInterrupted as soon as ctx is cancelled (the first signal)
+// if that comes first. f runs in its own goroutine, left behind on cancellation (the command then returns and the
+// process exits), so it must be work that leaves nothing to clean up: reading a spec or a dataset, planning, checking.
+// This is how the phases that take no context (a spec read from a FIFO, a grid of millions of points) stop at once.
+func await[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := f()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, fmt.Errorf("%w (%w)", sweep.ErrInterrupted, context.Cause(ctx))
+	}
+}
+
+// load is experiments.Load, stopped by ctx (await).
+func load(ctx context.Context, path string) (*experiments.Spec, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%w (%w)", sweep.ErrInterrupted, err)
+	}
+	spec, err := await(ctx, func() (*experiments.Spec, error) { return experiments.Load(path) })
+	if errors.Is(err, sweep.ErrInterrupted) {
+		err = fmt.Errorf("%s: %w while reading the spec", path, err)
+	}
+	return spec, err
 }
 
 // progressBar returns an Options.OnRow that draws a progress bar on w, a terminal: runs done of the total, the

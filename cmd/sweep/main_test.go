@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"lbsweep/experiments"
 	"lbsweep/experiments/sweep"
@@ -318,5 +320,92 @@ func TestInterrupted(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out", "tiny", "runs.parquet")); !os.IsNotExist(err) {
 		t.Errorf("an interrupted sweep left a dataset (%v)", err)
+	}
+}
+
+// Every subcommand stops at the first signal (its context cancelled) with status 130 and one line, whatever phase it
+// is in: loading a spec that never ends (a FIFO no one writes: before, plan, check and spec loading ignored the first
+// signal and a FIFO hung the sweep), or merging (which stops between row groups: sweep.TestInterruptedMergeLeavesNothing).
+func TestEveryCommandStopsOnFirstSignal(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.toml")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFO: %v", err)
+	}
+	spec := cliWrite(t, dir, "tiny.toml", cliSpec(""))
+	for _, k := range []string{"0/2", "1/2"} {
+		if code, _, errOut := cliRun(t, "-q", "-shard", k, "-o", filepath.Join(dir, "res"), spec); code != 0 {
+			t.Fatalf("shard %s: %s", k, errOut)
+		}
+	}
+	for _, args := range [][]string{
+		{"-q", "-o", filepath.Join(dir, "out"), fifo},
+		{"plan", fifo},
+		{"check", "-results", dir, fifo},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(50*time.Millisecond, cancel)
+		var stdout, stderr bytes.Buffer
+		done := make(chan int, 1)
+		go func() { done <- run(ctx, args, &stdout, &stderr) }()
+		var code int
+		select {
+		case code = <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("sweep %q: still running 10 s after the signal", args)
+		}
+		cancel()
+		if code != 130 {
+			t.Errorf("sweep %q: exit %d, want 130; stderr %q", args, code, stderr.String())
+		}
+		if code == 130 && strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("sweep %q: stderr %q, want one line", args, stderr.String())
+		}
+	}
+	// A merge interrupted before it starts leaves the parts (and no runs.parquet or temporary file).
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	if code := run(ctx, []string{"merge", filepath.Join(dir, "res", "tiny")}, &stdout, &stderr); code != 130 {
+		t.Errorf("merge with a cancelled context: exit %d, want 130; stderr %q", code, stderr.String())
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "res", "tiny")); len(ents) != 2 {
+		t.Errorf("interrupted merge left %d entries, want the 2 parts", len(ents))
+	}
+}
+
+// sweep check refuses a dataset whose shard parts different builds wrote, naming both, unless -mixed-builds; so does
+// sweep merge. (Before, both went ahead silently and the merged file stated one build.)
+func TestCheckAndMergeRefuseMixedBuilds(t *testing.T) {
+	dir := t.TempDir()
+	spec := cliWrite(t, dir, "tiny.toml", cliSpec(""))
+	res := filepath.Join(dir, "res")
+	for _, k := range []string{"0/2", "1/2"} {
+		if code, _, errOut := cliRun(t, "-q", "-shard", k, "-o", res, spec); code != 0 {
+			t.Fatalf("shard %s: %s", k, errOut)
+		}
+	}
+	part := filepath.Join(res, "tiny", "part-1-of-2.parquet")
+	b, _ := os.ReadFile(part)
+	if bytes.Count(b, []byte("unknown")) != 1 { // the test binary's revision, once: in the footer
+		t.Fatalf("%s names revision unknown %d times, want once", part, bytes.Count(b, []byte("unknown")))
+	}
+	os.WriteFile(part, bytes.Replace(b, []byte("unknown"), []byte("0ther01"), 1), 0o644) // another build's part
+	code, _, errOut := cliRun(t, "check", "-results", res, spec)
+	if code != 1 || !strings.Contains(errOut, "revision 0ther01") || !strings.Contains(errOut, "revision unknown") || !strings.Contains(errOut, "-mixed-builds") {
+		t.Errorf("check of mixed builds: exit %d, stderr %q; want 1 naming both builds and the flag", code, errOut)
+	}
+	if code, _, errOut := cliRun(t, "check", "-mixed-builds", "-results", res, spec); code != 0 {
+		t.Errorf("check -mixed-builds: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := cliRun(t, "merge", filepath.Join(res, "tiny")); code != 1 || !strings.Contains(errOut, "revision 0ther01") {
+		t.Errorf("merge of mixed builds: exit %d, stderr %q; want 1 naming the other build", code, errOut)
+	}
+	if code, _, errOut := cliRun(t, "merge", "-mixed-builds", filepath.Join(res, "tiny")); code != 0 {
+		t.Errorf("merge -mixed-builds: exit %d, stderr %q", code, errOut)
+	}
+	meta, _, err := results.ReadMeta(filepath.Join(res, "tiny", sweep.FileName))
+	if err != nil || !strings.Contains(results.Lookup(meta, results.KeyPartBuilds), "part-1-of-2.parquet: revision 0ther01") {
+		t.Errorf("merged file's %s = %q (%v), want every part's build", results.KeyPartBuilds, results.Lookup(meta, results.KeyPartBuilds), err)
 	}
 }

@@ -1,12 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"runtime"
-	"strings"
 	"time"
 
 	"lbsweep/experiments"
@@ -16,7 +16,7 @@ import (
 
 // plan is `sweep plan [-shard N] [-rate EVENTS/S] SPEC.toml`: what a sweep would cost, before spending anything
 // (sweep.PlanOf), with times at an assumed rate on 1 worker and on GOMAXPROCS.
-func plan(args []string, stdout, stderr io.Writer) int {
+func plan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sweep plan", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -34,17 +34,19 @@ func plan(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sweep plan: -shard %d: at most %d shards\n", *n, sweep.MaxShards)
 		return 2
 	}
-	spec, err := experiments.Load(fs.Arg(0))
+	spec, err := load(ctx, fs.Arg(0))
 	if err != nil {
-		fmt.Fprintf(stderr, "sweep: %v\n", err)
-		return 1
+		return fail(stderr, err)
 	}
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "rate" })
 	if r, ok := spec.Model.(model.Rater); ok && !given {
 		*rate = r.EventsPerSecond()
 	}
-	p := sweep.PlanOf(spec, *n)
+	p, err := await(ctx, func() (sweep.Plan, error) { return sweep.PlanOf(spec, *n), nil })
+	if err != nil {
+		return fail(stderr, err)
+	}
 	total := p.Events
 	axes := fmt.Sprintf("%d axes", len(spec.Axes))
 	if len(spec.Axes) == 1 {
@@ -81,16 +83,23 @@ func shortKey(k string) string {
 	return k[:117] + "..."
 }
 
-// merge is `sweep merge DIR/NAME` (sweep.Merge).
-func merge(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+// merge is `sweep merge [-mixed-builds] DIR/NAME` (sweep.Merge).
+func merge(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sweep merge", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	mixed := fs.Bool("mixed-builds", false, "merge parts made by different builds (the merged file lists each part's)")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(fs, stderr)
+			return 0
+		}
 		fmt.Fprintln(stderr, "sweep merge: give the dataset directory, e.g. sweep merge results/homo")
 		return 2
 	}
-	out, err := sweep.Merge(args[0])
+	out, err := sweep.Merge(ctx, fs.Arg(0), sweep.MergeOptions{MixedBuilds: *mixed})
 	if err != nil {
-		fmt.Fprintf(stderr, "sweep: merge: %v\n", err)
-		return 1
+		return fail(stderr, fmt.Errorf("merge: %w", err))
 	}
 	fmt.Fprintf(stderr, "sweep: wrote %s\n", out)
 	return 0

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 )
@@ -10,14 +11,14 @@ import (
 // 5e6), and -rate overrides it.
 func TestPlanModelRate(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := plan([]string{"../../experiments/retry-storm.toml"}, &out, &errb); code != 0 {
+	if code := plan(context.Background(), []string{"../../experiments/retry-storm.toml"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	if !strings.Contains(out.String(), "at 5e+06 events/s per worker") {
 		t.Errorf("plan of a resilience spec: %q, want the model's 5e+06 events/s", out.String())
 	}
 	out.Reset()
-	if code := plan([]string{"-rate", "1e6", "../../experiments/retry-storm.toml"}, &out, &errb); code != 0 {
+	if code := plan(context.Background(), []string{"-rate", "1e6", "../../experiments/retry-storm.toml"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	if !strings.Contains(out.String(), "at 1e+06 events/s per worker") {

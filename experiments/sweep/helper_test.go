@@ -15,7 +15,8 @@ import (
 )
 
 // helperEnv is set, in the environment of this test binary re-executed as a sweep process, to the mode of
-// TestSweepHelperProcess: "plain", or "series" to register the fake SeriesModel first.
+// TestSweepHelperProcess: "plain", or "series" to register the fake SeriesModel first, or "lock" to only hold a
+// dataset's writer's lock.
 const helperEnv = "LBSWEEP_SWEEP_HELPER"
 
 // TestSweepHelperProcess is the sweep process of the kill-and-resume tests (the helper-process pattern of os/exec's
@@ -29,6 +30,15 @@ func TestSweepHelperProcess(t *testing.T) {
 	}
 	if mode == "series" {
 		experimentstest.Register(t, experimentstest.Series{})
+	}
+	if mode == "lock" { // hold the unsharded writer's lock of the dataset directory flag.Arg(0) until killed
+		if _, err := lockShard(flag.Arg(0), Whole); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println("locked")
+		time.Sleep(time.Minute)
+		os.Exit(0)
 	}
 	args := flag.Args()                                  // the arguments after --: [-q] DIR SPEC
 	log, every := io.Writer(os.Stderr), time.Duration(0) // progress lines every 5 s, as the command without -q

@@ -1,12 +1,14 @@
 package sweep
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"lbsweep/experiments"
 	"lbsweep/results"
@@ -14,16 +16,43 @@ import (
 
 var partRE = regexp.MustCompile(`^part-(\d+)-of-(\d+)\.parquet$`)
 
+// MergeOptions control Merge.
+type MergeOptions struct {
+	// MixedBuilds merges parts made by different builds of the program (another VCS revision, module version or Go
+	// toolchain), which Merge otherwise refuses: their runs ran different model code. The merged file then says
+	// lbsweep.vcs_revision = "mixed" and lists every part's build under results.KeyPartBuilds.
+	MixedBuilds bool
+}
+
 // Merge turns the N shard files part-K-of-N.parquet in dir into dir/runs.parquet, byte-identical to the file an
 // unsharded sweep of the same spec writes with the same binary, and removes the parts. It needs no spec file: each part
-// carries its spec's text. Every part must be there, from one spec, holding exactly its shard's runs. For a model with
-// a time series (model.SeriesModel) it merges the parts of the time-series table, dir/_timeseries/, the same way and
-// first; each of its parts must be there too.
-func Merge(dir string) (string, error) {
+// carries its spec's text. Every part must be there, from one spec and one build (see MergeOptions.MixedBuilds),
+// holding exactly its shard's runs; the merged file states the parts' build. For a model with a time series
+// (model.SeriesModel) it merges the parts of the time-series table, dir/_timeseries/, the same way and first; each of
+// its parts must be there too.
+//
+// Merge holds the writer's lock of runs.parquet and of every part (lock.go): it is refused, touching nothing, while a
+// sweep writes one of them or another merge runs. It stops when ctx is cancelled, with an error wrapping
+// ErrInterrupted, leaving the parts as they were and no output (a temporary file of a killed merge is removed by the
+// next one).
+func Merge(ctx context.Context, dir string, o MergeOptions) (string, error) {
 	parts, n, err := findParts(dir)
 	if err != nil {
 		return "", err
 	}
+	var held locks
+	defer func() { held.release() }()
+	for _, sh := range append([]Shard{Whole}, shardsOf(n)...) {
+		l, err := lockShard(dir, sh)
+		if err != nil {
+			return "", err
+		}
+		held = append(held, l)
+	}
+	out := filepath.Join(dir, FileName)
+	sout := filepath.Join(dir, results.SeriesDir, FileName)
+	results.RemoveTemps(out) // left by a merge (or sweep) that was killed while writing it
+	results.RemoveTemps(sout)
 	meta, _, err := results.ReadMeta(parts[0])
 	if err != nil {
 		return "", err
@@ -37,7 +66,6 @@ func Merge(dir string) (string, error) {
 	}
 	tb := tablesOf(spec)
 	var sparts map[int]string
-	sout := filepath.Join(dir, results.SeriesDir, FileName)
 	if tb.series != nil {
 		sdir := filepath.Join(dir, results.SeriesDir)
 		var sn int
@@ -47,12 +75,21 @@ func Merge(dir string) (string, error) {
 		if sn != n {
 			return "", fmt.Errorf("%s: parts of %d shards, but the time-series table %s has parts of %d", dir, n, sdir, sn)
 		}
-		if err := mergeParts(sout, tb.series, spec, sparts, n); err != nil {
+	}
+	runsMeta, err := partsBuild(tb.runs.meta, parts, n, o.MixedBuilds)
+	if err != nil {
+		return "", err
+	}
+	if tb.series != nil {
+		smeta, err := partsBuild(tb.series.meta, sparts, n, o.MixedBuilds)
+		if err != nil {
+			return "", err
+		}
+		if err := mergeParts(ctx, sout, &table{tb.series.cols, smeta}, spec, sparts, n); err != nil {
 			return "", err
 		}
 	}
-	out := filepath.Join(dir, FileName)
-	if err := mergeParts(out, tb.runs, spec, parts, n); err != nil {
+	if err := mergeParts(ctx, out, &table{tb.runs.cols, runsMeta}, spec, parts, n); err != nil {
 		if tb.series != nil {
 			os.Remove(sout) // its parts stay: the merge can be run again
 		}
@@ -63,6 +100,59 @@ func Merge(dir string) (string, error) {
 		if sparts != nil {
 			os.Remove(sparts[k])
 		}
+	}
+	return out, nil
+}
+
+// shardsOf lists the n shards of an n-way split.
+func shardsOf(n int) []Shard {
+	shs := make([]Shard, n)
+	for k := range shs {
+		shs[k] = Shard{k, n}
+	}
+	return shs
+}
+
+// partsBuild returns meta (a merged table's provenance, made by this binary) with the build of the parts put in place
+// of this binary's: the parts' own revision, version and Go version, for the data is theirs. Parts of different builds
+// are an error naming two of them, unless mixed: then the revision is results.MixedRevision and results.KeyPartBuilds
+// lists every part's build.
+func partsBuild(meta []results.KV, parts map[int]string, n int, mixed bool) ([]results.KV, error) {
+	builds := make([]string, n)
+	var first []results.KV
+	same := true
+	for k := range n {
+		pm, _, err := results.ReadMeta(parts[k])
+		if err != nil {
+			return nil, err
+		}
+		if k == 0 {
+			first = pm
+		}
+		builds[k] = results.BuildOf(pm)
+		if builds[k] != builds[0] {
+			if !mixed {
+				return nil, fmt.Errorf("%s was made by another build (%s) than %s (%s): its runs ran other model code; -mixed-builds merges them anyway", parts[k], builds[k], filepath.Base(parts[0]), builds[0])
+			}
+			same = false
+		}
+	}
+	out := append([]results.KV(nil), meta...)
+	for i, kv := range out {
+		switch kv.Key {
+		case results.KeyRevision, results.KeyVersion, results.KeyGoVersion:
+			out[i].Value = results.Lookup(first, kv.Key)
+			if !same {
+				out[i].Value = results.MixedRevision
+			}
+		}
+	}
+	if !same {
+		lines := make([]string, n)
+		for k := range n {
+			lines[k] = filepath.Base(parts[k]) + ": " + builds[k]
+		}
+		out = append(out, results.KV{Key: results.KeyPartBuilds, Value: strings.Join(lines, "\n")})
 	}
 	return out, nil
 }
@@ -101,7 +191,7 @@ func findParts(dir string) (map[int]string, int, error) {
 
 // mergeParts writes the rows of parts[0..n-1], the shards of spec's table tb (the runs table, or the time-series table
 // when tb's metadata says so), to out, checking that each part holds its shard's runs in run order and comes from spec.
-func mergeParts(out string, tb *table, spec *experiments.Spec, parts map[int]string, n int) error {
+func mergeParts(ctx context.Context, out string, tb *table, spec *experiments.Spec, parts map[int]string, n int) error {
 	series := results.Lookup(tb.meta, results.KeyTable) == results.TableSeries
 	w, err := results.Create(out, tb.cols, tb.meta, 0)
 	if err != nil {
@@ -113,6 +203,12 @@ func mergeParts(out string, tb *table, spec *experiments.Spec, parts map[int]str
 		i, seen := lo, 0 // the next run (runs table), the rows read
 		order := newRunOrder(spec, lo, hi)
 		err := results.Scan(parts[k], func(meta []results.KV, cols []results.Column, rows []results.Row) error {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("%w (%w)", ErrInterrupted, err)
+			}
+			if err := results.SameColumns(tb.cols, cols); err != nil {
+				return fmt.Errorf("not model %s's columns: %w", spec.Model.Name(), err)
+			}
 			t := &results.Table{Columns: cols}
 			if results.Lookup(meta, results.KeySpecSHA256) != spec.SHA256 {
 				return fmt.Errorf("it comes from another spec than %s", parts[0])

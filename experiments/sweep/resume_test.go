@@ -30,7 +30,7 @@ func TestShardsMergeToUnshardedBytes(t *testing.T) {
 		if _, err := s.ReadResults(dir); err != nil {
 			t.Fatalf("%d unmerged parts do not read as the dataset: %v", n, err)
 		}
-		out, err := Merge(filepath.Join(dir, "small"))
+		out, err := Merge(context.Background(), filepath.Join(dir, "small"), MergeOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +45,7 @@ func TestShardsMergeToUnshardedBytes(t *testing.T) {
 	// A missing part is an error, for merge and for check/plot.
 	dir := t.TempDir()
 	Run(context.Background(), s, Options{Dir: dir, Every: -1, Shard: Shard{0, 2}})
-	if _, err := Merge(filepath.Join(dir, "small")); err == nil || !strings.Contains(err.Error(), "missing") {
+	if _, err := Merge(context.Background(), filepath.Join(dir, "small"), MergeOptions{}); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("merge with a part missing: %v", err)
 	}
 	if _, err := s.ReadResults(dir); err == nil || !strings.Contains(err.Error(), "shard is missing") {

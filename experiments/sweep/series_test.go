@@ -226,7 +226,7 @@ func TestSeriesShardsMerge(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := Merge(filepath.Join(dir, "ser")); err != nil {
+		if _, err := Merge(context.Background(), filepath.Join(dir, "ser"), MergeOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		runs, series := seriesFiles(t, dir, "ser")
@@ -249,7 +249,7 @@ func TestSeriesShardsMerge(t *testing.T) {
 	lost := filepath.Join(dir, "ser", results.SeriesDir, "part-1-of-2.parquet")
 	kept, _ := os.ReadFile(lost)
 	os.Remove(lost)
-	if _, err := Merge(filepath.Join(dir, "ser")); err == nil || !strings.Contains(err.Error(), "missing") || !strings.Contains(err.Error(), "time-series") {
+	if _, err := Merge(context.Background(), filepath.Join(dir, "ser"), MergeOptions{}); err == nil || !strings.Contains(err.Error(), "missing") || !strings.Contains(err.Error(), "time-series") {
 		t.Errorf("merge without a time-series part: %v", err)
 	}
 	if parts, _ := filepath.Glob(filepath.Join(dir, "ser", "*.parquet")); len(parts) != 2 {
@@ -259,7 +259,7 @@ func TestSeriesShardsMerge(t *testing.T) {
 	os.WriteFile(lost, kept, 0o644)
 	p0, _ := os.ReadFile(filepath.Join(dir, "ser", results.SeriesDir, "part-0-of-2.parquet"))
 	os.WriteFile(lost, p0, 0o644)
-	if _, err := Merge(filepath.Join(dir, "ser")); err == nil || !strings.Contains(err.Error(), "not a run of its shard") {
+	if _, err := Merge(context.Background(), filepath.Join(dir, "ser"), MergeOptions{}); err == nil || !strings.Contains(err.Error(), "not a run of its shard") {
 		t.Errorf("merge with a time-series part of the wrong shard: %v", err)
 	}
 	for _, f := range []string{FileName, filepath.Join(results.SeriesDir, FileName)} {
@@ -268,7 +268,7 @@ func TestSeriesShardsMerge(t *testing.T) {
 		}
 	}
 	os.WriteFile(lost, kept, 0o644)
-	if _, err := Merge(filepath.Join(dir, "ser")); err != nil {
+	if _, err := Merge(context.Background(), filepath.Join(dir, "ser"), MergeOptions{}); err != nil {
 		t.Errorf("merge with every part back: %v", err)
 	}
 }
@@ -452,7 +452,7 @@ func TestReadSeries(t *testing.T) {
 		}
 	}
 	check("unmerged shards")
-	if _, err := Merge(filepath.Join(dir, "ser")); err != nil {
+	if _, err := Merge(context.Background(), filepath.Join(dir, "ser"), MergeOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	check("merged")
@@ -483,7 +483,7 @@ func TestReadSeries(t *testing.T) {
 func TestResumeRefusesAnotherExecutable(t *testing.T) {
 	s := mustParse(t, smallSpec)
 	prog := filepath.Join(t.TempDir(), ".progress-0-of-1")
-	if _, _, err := loadProgress(prog, s, 0, s.Runs(), false, false); err != nil {
+	if _, _, err := loadProgress(prog, s, tablesOf(s).runs.cols, 0, s.Runs(), false, false); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(prog, buildFile)); string(b) != buildID() {
@@ -492,10 +492,10 @@ func TestResumeRefusesAnotherExecutable(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(prog, buildFile), []byte("another"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := loadProgress(prog, s, 0, s.Runs(), false, false); err == nil || !strings.Contains(err.Error(), "another build") {
+	if _, _, err := loadProgress(prog, s, tablesOf(s).runs.cols, 0, s.Runs(), false, false); err == nil || !strings.Contains(err.Error(), "another build") {
 		t.Errorf("progress of another executable: err = %v", err)
 	}
-	if _, _, err := loadProgress(prog, s, 0, s.Runs(), true, false); err != nil {
+	if _, _, err := loadProgress(prog, s, tablesOf(s).runs.cols, 0, s.Runs(), true, false); err != nil {
 		t.Errorf("-force: %v", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(prog, buildFile)); string(b) != buildID() {

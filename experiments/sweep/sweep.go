@@ -2,12 +2,16 @@
 // order through a bounded reorder window (memory does not grow with the grid), the first error cancelling the rest.
 //
 // Nothing finished is lost. Finished runs are flushed, in run order, to chunk files in the hidden directory
-// DIR/NAME/.progress-K-of-N/ every chunkRows rows or chunkEvery seconds, and on interruption. Because rows leave in
+// DIR/NAME/.progress-K-of-N/ every chunkRows rows or chunkEvery seconds after the first of them finished, and on
+// interruption, so a kill -9 loses at most the runs of the last few seconds (measured under 4.2 s). Because rows leave in
 // run order, the runs finished when a sweep stops (SIGINT, SIGTERM, kill -9, a lost machine) are always a prefix of
 // its run list: the same command resumes after them. At the end the chunks are concatenated into the dataset file
 // DIR/NAME/runs.parquet (or part-K-of-N.parquet for a shard, see Shard and Merge), written under a temporary name and
 // renamed, and the progress directory is removed. The dataset's bytes depend only on the spec and the binary: not on
 // the number of workers, on interruptions, or on the shard split once merged.
+//
+// One process writes each shard's files at a time: Run and Merge hold the shard's writer's lock (lock.go), and a second
+// writer is refused, naming the first one's process id, before it touches anything.
 //
 // A model that implements model.SeriesModel also gives each run time-series rows. They form a second table,
 // DIR/NAME/_timeseries/runs.parquet (results.SeriesDir; part-K-of-N.parquet for a shard) with the columns
@@ -70,19 +74,25 @@ const maxWorkers = 1024
 // FileName is the dataset file an unsharded sweep writes inside DIR/NAME/.
 const FileName = "runs.parquet"
 
-// Chunking of finished runs: a chunk is closed once it is chunkEvery old, checked every chunkTick, so a kill -9 loses
-// at most the runs finished in the last chunkEvery + chunkTick.
+// Chunking of finished runs: a chunk is closed (made durable) once chunkRows rows are in it, or once the run that
+// finished first among those in it finished chunkEvery ago, checked every chunkTick. A kill -9 therefore loses at most
+// the runs that finished in the last chunkEvery + chunkTick + the time to close a chunk (milliseconds), under 5 s
+// (measured: see the README), plus the runs that finished ahead of a run still in progress (at most 4 × workers: rows
+// leave in run order, so a run is kept only once every run before it is).
 const (
 	chunkRows  = 1000
-	chunkEvery = 5 * time.Second
-	chunkTick  = time.Second
+	chunkEvery = 4 * time.Second
+	chunkTick  = 250 * time.Millisecond
 )
 
 // ErrInterrupted is wrapped by the error of a sweep stopped by its context: the finished runs were kept.
 var ErrInterrupted = errors.New("interrupted")
 
 // Run executes the runs of s (those of o.Shard) that are not already finished and writes the dataset. On error the
-// finished runs are kept for the next call; the error names the failing run.
+// finished runs are kept for the next call; the error names the failing run. While another process writes the same
+// shard of the dataset, Run is refused at once with an error wrapping ErrLocked, having touched nothing. A dataset
+// that is up to date needs no write at all, so it is reported up to date even in a read-only directory. Cancelling
+// ctx stops it at any phase, the final write included, with an error wrapping ErrInterrupted.
 func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	if o.Dir == "" {
 		o.Dir = "results"
@@ -109,31 +119,54 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	if tb.series != nil {
 		sum.SeriesPath = spath
 	}
-	results.RemoveStaleTemps(path) // a sweep killed while writing the final file left its temporary behind
-	results.RemoveStaleTemps(spath)
+	// One writer per shard of a dataset (lock.go). A dataset that cannot be locked because its directory is read-only
+	// may still be up to date: that needs no write, so the lock's error waits until something must be written.
+	lk, lockErr := lockShard(dir, o.Shard)
+	if errors.Is(lockErr, ErrLocked) {
+		return sum, lockErr
+	}
+	defer lk.release()
+	if lockErr == nil {
+		results.RemoveTemps(path) // a sweep killed while writing the final file left its temporary behind
+		results.RemoveTemps(spath)
+	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return sum, fmt.Errorf("%s is a directory: the dataset file cannot be written there", path)
 	} else if err == nil {
-		meta, rows, err := results.ReadMeta(path) // the footer only: the file may be large
+		meta, rows, err := results.ReadMeta(path) // the footer first; the data is read only if the footer says complete
 		sha := results.Lookup(meta, results.KeySpecSHA256)
 		complete := err == nil && sha == s.SHA256 && rows == int64(hi-lo)
 		seriesOK := tb.series == nil || seriesComplete(spath, s.SHA256, meta)
-		if complete && seriesOK && !o.Force && sameBinary(meta, results.Revision()) {
-			sum.UpToDate = true
-			// A sweep killed between renaming the file into place and removing its progress leaves them behind.
-			return sum, os.RemoveAll(progressDir(dir, o.Shard))
+		if complete && seriesOK && !o.Force && sameBinary(meta, revision()) {
+			// Up to date by its footer. Its data must also read back, with the model's columns: a damaged page or a
+			// renamed column would otherwise be "up to date" here and refused by every reader.
+			if bad := readBack(path, tb.runs.cols); bad != nil {
+				fmt.Fprintf(o.Log, "sweep: %s: %s is damaged (%v): rerunning\n", s.Name, path, bad)
+			} else if bad := seriesReadBack(spath, tb.series); bad != nil {
+				fmt.Fprintf(o.Log, "sweep: %s: %s is damaged (%v): rerunning\n", s.Name, spath, bad)
+			} else {
+				sum.UpToDate = true
+				// A sweep killed between renaming the file into place and removing its progress leaves them behind.
+				if prog := progressDir(dir, o.Shard); lockErr == nil && exists(prog) {
+					return sum, os.RemoveAll(prog)
+				}
+				return sum, nil
+			}
 		}
 		switch {
 		case err == nil && sha != s.SHA256:
 			fmt.Fprintf(o.Log, "sweep: %s: the spec changed since %s was written: it will be replaced\n", s.Name, path)
 		case complete && !seriesOK:
 			fmt.Fprintf(o.Log, "sweep: %s: %s is complete, but its time-series table %s is missing or not from the same sweep: rerunning\n", s.Name, path, spath)
-		case complete && !o.Force && results.Revision() == "unknown":
+		case complete && !o.Force && revision() == "unknown":
 			fmt.Fprintf(o.Log, "sweep: %s: %s is complete, but this build carries no VCS revision (go run, or GOFLAGS=-buildvcs=false), so it cannot tell the dataset is its own: rerunning (build with -buildvcs=auto, as make does, to skip up-to-date datasets)\n", s.Name, path)
 		}
 	}
+	if lockErr != nil {
+		return sum, lockErr
+	}
 	prog := progressDir(dir, o.Shard)
-	chunks, done, err := loadProgress(prog, s, lo, hi, o.Force, tb.series != nil)
+	chunks, done, err := loadProgress(prog, s, tb.runs.cols, lo, hi, o.Force, tb.series != nil)
 	if err != nil {
 		return sum, err
 	}
@@ -151,14 +184,14 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 		if err := os.MkdirAll(filepath.Dir(spath), 0o755); err != nil {
 			return sum, err
 		}
-		if err := concat(spath, tb.series, chunks, func(c chunk) string { return c.spath }); err != nil {
+		if err := concat(ctx, spath, tb.series, chunks, func(c chunk) string { return c.spath }); err != nil {
 			return sum, err
 		}
 	} else if err := os.Remove(spath); err == nil { // left by a spec of the same name whose model had a series
 		fmt.Fprintf(o.Log, "sweep: %s: removed %s: model %s has no time series\n", s.Name, spath, s.Model.Name())
 		os.Remove(filepath.Dir(spath)) // if empty
 	}
-	if err := concat(path, tb.runs, chunks, func(c chunk) string { return c.path }); err != nil {
+	if err := concat(ctx, path, tb.runs, chunks, func(c chunk) string { return c.path }); err != nil {
 		return sum, err
 	}
 	if err := os.RemoveAll(prog); err != nil {
@@ -166,6 +199,28 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
+}
+
+// readBack reads the dataset file path whole, one row group at a time, and reports why it is not a file of columns
+// cols (a page that does not decode, a column renamed or retyped), or nil.
+func readBack(path string, cols []schema.Column) error {
+	return results.Scan(path, func(_ []results.KV, got []schema.Column, _ []schema.Row) error {
+		return results.SameColumns(cols, got)
+	})
+}
+
+// seriesReadBack is readBack for the time-series table tb at spath (nil when tb is nil: no series).
+func seriesReadBack(spath string, tb *table) error {
+	if tb == nil {
+		return nil
+	}
+	return readBack(spath, tb.cols)
+}
+
+// exists reports whether path exists.
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // table is the schema and file metadata of one of a sweep's tables.
@@ -182,11 +237,26 @@ type tables struct {
 }
 
 func tablesOf(s *experiments.Spec) tables {
-	tb := tables{runs: &table{model.Columns(s.Model), results.Provenance(s.Text, s.SHA256, s.Model.Name())}}
+	tb := tables{runs: &table{model.Columns(s.Model), withRevision(results.Provenance(s.Text, s.SHA256, s.Model.Name()))}}
 	if sm, ok := s.Model.(model.SeriesModel); ok {
-		tb.series = &table{model.SeriesColumns(sm), results.SeriesProvenance(s.Text, s.SHA256, s.Model.Name())}
+		tb.series = &table{model.SeriesColumns(sm), withRevision(results.SeriesProvenance(s.Text, s.SHA256, s.Model.Name()))}
 	}
 	return tb
+}
+
+// revision is results.Revision, the build's VCS revision that the datasets it writes carry and that makes a dataset
+// up to date. It is a variable for the tests alone: a test binary is never stamped, and the up-to-date paths (a
+// read-only directory, a damaged file) need a build that is.
+var revision = results.Revision
+
+// withRevision sets meta's KeyRevision to revision() (results.Provenance wrote results.Revision()).
+func withRevision(meta []results.KV) []results.KV {
+	for i := range meta {
+		if meta[i].Key == results.KeyRevision {
+			meta[i].Value = revision()
+		}
+	}
+	return meta
 }
 
 // seriesComplete reports whether spath is a time-series table written from the spec with hash sha by the same build
@@ -199,7 +269,7 @@ func seriesComplete(spath, sha string, meta []results.KV) bool {
 }
 
 // sameBinary reports whether the dataset with metadata meta was written by the build of revision rev (this one's,
-// results.Revision()): the same clean VCS revision. A dirty or unstamped build (go run, go test) never counts, so
+// revision()): the same clean VCS revision. A dirty or unstamped build (go run, go test) never counts, so
 // changed model code always reruns.
 func sameBinary(meta []results.KV, rev string) bool {
 	return rev != "unknown" && !strings.HasSuffix(rev, "+dirty") && results.Lookup(meta, results.KeyRevision) == rev
@@ -239,11 +309,12 @@ func chunkName(first int) string       { return fmt.Sprintf("chunk-%012d.parquet
 func seriesChunkName(first int) string { return "series-" + chunkName(first) }
 
 // loadProgress reads the chunks an interrupted sweep left in prog and returns them with the first run still to do.
-// The chunks must continue each other from lo and come from this spec (else an error, unless force discards them).
+// The chunks must continue each other from lo, come from this spec and have the model's columns cols (else an error,
+// unless force discards them).
 // With series (a SeriesModel), a chunk counts only with its series chunk: the first chunk without one is removed with
 // every chunk after it, and so are series chunks left without a chunk (a kill between writing the two), so those
 // runs are redone.
-func loadProgress(prog string, s *experiments.Spec, lo, hi int, force, series bool) ([]chunk, int, error) {
+func loadProgress(prog string, s *experiments.Spec, cols []schema.Column, lo, hi int, force, series bool) ([]chunk, int, error) {
 	ents, err := os.ReadDir(prog)
 	if errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(prog, 0o755); err != nil {
@@ -295,8 +366,13 @@ func loadProgress(prog string, s *experiments.Spec, lo, hi int, force, series bo
 		if err == nil && t.MetaValue(results.KeySpecSHA256) != s.SHA256 {
 			err = fmt.Errorf("finished runs in %s come from another version of %s", prog, s.File)
 		}
-		if rev := results.Revision(); err == nil && t.MetaValue(results.KeyRevision) != rev {
+		if rev := revision(); err == nil && t.MetaValue(results.KeyRevision) != rev {
 			err = fmt.Errorf("finished runs in %s were made by another build (revision %s, this one %s): mixing them would mix model code", prog, t.MetaValue(results.KeyRevision), rev)
+		}
+		if err == nil {
+			if cerr := results.SameColumns(cols, t.Columns); cerr != nil {
+				err = fmt.Errorf("%s: not model %s's columns: %w", p, s.Model.Name(), cerr)
+			}
 		}
 		if err == nil && name != chunkName(next) {
 			err = fmt.Errorf("%s: expected %s next: the progress directory is not one sweep's", prog, chunkName(next))
@@ -413,6 +489,7 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 		row    schema.Row
 		series []schema.Row // the model's series cells, without the identity and parameter columns
 		ev     int64
+		at     time.Time // when the run finished
 	}
 	jobs := make(chan int)
 	out := make(chan done, window)
@@ -449,7 +526,7 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 					ev = int64(s.Model.Cost(s.Run(i).Point))
 				}
 				select {
-				case out <- done{i, row, series, ev}:
+				case out <- done{i, row, series, ev, time.Now()}:
 				case <-ctx.Done():
 					return
 				}
@@ -462,8 +539,8 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 	// runs with series and no row, which loadProgress discards, never a run with a row and no series.
 	var w, sw *results.Writer
 	var cur chunk
-	var opened time.Time
-	var srow schema.Row // one time-series row, reused: identity and parameters, then the model's cells
+	var oldest time.Time // when the run that finished first among those in the current chunk finished
+	var srow schema.Row  // one time-series row, reused: identity and parameters, then the model's cells
 	prefix := model.IdentityColumns + len(s.Model.Params())
 	if tb.series != nil {
 		srow = make(schema.Row, len(tb.series.cols))
@@ -516,7 +593,7 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 			}
 			return events, fmt.Errorf("%s: stopped after %d of %d runs of this sweep, which are kept; run the same command to resume: %w", s.Name, next-from, total, err)
 		case <-tick.C:
-			if time.Since(opened) >= chunkEvery {
+			if w != nil && time.Since(oldest) >= chunkEvery {
 				if err := closeChunk(); err != nil {
 					return events, err
 				}
@@ -532,7 +609,7 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 			}
 			delete(pending, next)
 			if w == nil {
-				cur, opened = chunk{path: filepath.Join(prog, chunkName(next)), first: next}, time.Now()
+				cur, oldest = chunk{path: filepath.Join(prog, chunkName(next)), first: next}, d.at
 				var err error
 				if tb.series != nil {
 					cur.spath = filepath.Join(prog, seriesChunkName(next))
@@ -557,13 +634,16 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 				return events, err
 			}
 			cur.rows++
+			if d.at.Before(oldest) {
+				oldest = d.at
+			}
 			events += d.ev
 			next++
 			<-slots
 			if o.OnRow != nil {
 				o.OnRow(next-from, total, events)
 			}
-			if cur.rows >= chunkRows {
+			if cur.rows >= chunkRows || time.Since(oldest) >= chunkEvery {
 				if err := closeChunk(); err != nil {
 					return events, err
 				}
@@ -581,8 +661,9 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 }
 
 // concat writes the rows of the chunk files file(c) of chunks (in run order), in order, to path (through a temporary
-// name) with the schema and metadata of tb, one row group in memory at a time.
-func concat(path string, tb *table, chunks []chunk, file func(chunk) string) error {
+// name) with the schema and metadata of tb, one row group in memory at a time. It stops when ctx is cancelled (an error
+// wrapping ErrInterrupted), leaving no file: the chunks stay, so the next sweep only writes the file again.
+func concat(ctx context.Context, path string, tb *table, chunks []chunk, file func(chunk) string) error {
 	w, err := results.Create(path, tb.cols, tb.meta, 0)
 	if err != nil {
 		return err
@@ -590,6 +671,9 @@ func concat(path string, tb *table, chunks []chunk, file func(chunk) string) err
 	defer w.Abort()
 	for _, c := range chunks {
 		err := results.Scan(file(c), func(_ []results.KV, _ []schema.Column, rows []schema.Row) error {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("%w while writing %s, whose runs are all kept: run the same command to write it (%w)", ErrInterrupted, path, err)
+			}
 			for _, row := range rows {
 				if err := w.Write(row); err != nil {
 					return err
