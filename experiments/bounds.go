@@ -16,6 +16,8 @@ type Peak struct {
 	What  string  // its dominant term in words
 	Point string  // the point's key
 	at    *Error  // where the parameter the memory grows with is set (file, line, key), for a refusal
+	// SeriesRow is the largest bytes of a time-series row as the sweep's writer holds it (model.Bounds.SeriesRow).
+	SeriesRow float64
 }
 
 // checkBounds checks point p's work (Model.Cost: finite and ≤ model.MaxEvents) and records its memory estimate in
@@ -38,16 +40,29 @@ func (d *decoder) checkBounds(s *Spec, p model.Point, where func(param int) (str
 	if math.IsNaN(b.Bytes) || b.Bytes < 0 {
 		b.Bytes = math.Inf(1)
 	}
+	s.Peak.SeriesRow = max(s.Peak.SeriesRow, b.SeriesRow)
 	if s.Peak.at == nil || b.Bytes > s.Peak.Bytes {
 		t, key := locate(b.MemoryBy)
-		s.Peak = Peak{Bytes: b.Bytes, What: b.MemoryWhat, Point: Key(ps, p), at: d.errf(t, -1, key, "")}
+		s.Peak = Peak{Bytes: b.Bytes, What: b.MemoryWhat, Point: Key(ps, p), at: d.errf(t, -1, key, ""), SeriesRow: s.Peak.SeriesRow}
 	}
 	return nil
 }
 
-// Baseline is the resident memory of a sweep process before any run (the Go runtime, the models' tables, the spec;
-// about 30 MB measured on the committed experiments): what CheckMemory and `sweep plan` add to the runs' estimates.
-const Baseline = 32 << 20
+// rowGroup is the rows the Parquet writer holds in its builders before it writes them (results.DefaultRowGroup).
+const rowGroup = 4096
+
+// Memory estimates the peak resident memory of a sweep of s with workers runs at once: the process's Baseline,
+// workers times the largest run (Peak.Bytes), and a row group of time-series rows held by the writer.
+func (s *Spec) Memory(workers int) float64 {
+	w := float64(min(workers, s.Runs()))
+	return Baseline + w*s.Peak.Bytes + rowGroup*s.Peak.SeriesRow
+}
+
+// Baseline is the resident memory of a sweep process beside its runs: the Go runtime, the models' tables, the spec,
+// the chunk's rows, and the collector's slack over the garbage that many runs leave (GOGC = 100 lets the heap reach
+// twice the live bytes): 37 MB for one tiny run, 37 to 72 MB for the committed experiments whose runs are small
+// (measured 2026-12-02 with -j 2). What CheckMemory and `sweep plan` add to the runs' estimates.
+const Baseline = 60e6
 
 // CheckMemory refuses a spec whose largest run (s.Peak) does not fit in budget bytes beside the process's baseline:
 // the error names the file, line and key of the parameter the memory grows with, the estimate and the budget. It
@@ -56,7 +71,7 @@ func (s *Spec) CheckMemory(budget float64) (fit int, err error) {
 	if s.Peak.at == nil || s.Peak.Bytes <= 0 {
 		return math.MaxInt32, nil
 	}
-	room := budget - Baseline
+	room := budget - Baseline - rowGroup*s.Peak.SeriesRow
 	if !(s.Peak.Bytes <= room) {
 		e := *s.Peak.at
 		e.Msg = fmt.Sprintf("a run needs an estimated %s (%s), more than the memory budget of %s (the sweep's -mem; %s is the process's own): make it smaller or raise -mem (at point %s)",

@@ -280,6 +280,10 @@ type Bounds struct {
 	MemoryBy   string  // the parameter the memory grows with most, e.g. "n": the key a refusal names
 	MemoryWhat string  // the dominant memory term in words, e.g. "64 board copies × 100000 servers × 12 B"
 	WorkBy     string  // the parameter the work (Cost) grows with most, e.g. "horizon": the key a refusal names
+	// SeriesRow is the bytes of one of the run's time-series rows as the sweep's Parquet writer holds it in its
+	// builders until a row group (4096 rows) is written: `sweep plan` adds a row group's worth. 0 for a model
+	// without a time series or a point that records none.
+	SeriesRow float64
 }
 
 // MaxEvents bounds a run's Cost: 10^13 events is about three days of one worker at 4·10^7 events/s, far beyond any

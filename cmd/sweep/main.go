@@ -153,7 +153,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *workers > fit {
 		fmt.Fprintf(stderr, "sweep: warning: %s: %d runs at once would need an estimated %s, more than the memory budget %s: running %d at once\n",
-			spec.File, *workers, experiments.Bytes(float64(*workers)*spec.Peak.Bytes+experiments.Baseline), experiments.Bytes(budget), fit)
+			spec.File, *workers, experiments.Bytes(spec.Memory(*workers)), experiments.Bytes(budget), fit)
 		*workers = fit
 	}
 	if fromEnv && *shardFlag == "" {

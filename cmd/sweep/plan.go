@@ -59,9 +59,13 @@ func plan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "estimated work: %.3g events; at %.3g events/s per worker: %s on 1 worker, %s on %d\n",
 		total, *rate, time.Duration(total / *rate * 1e9).Round(time.Second), time.Duration(total / *rate / float64(runtime.GOMAXPROCS(0)) * 1e9).Round(time.Second), runtime.GOMAXPROCS(0))
 	workers := min(runtime.GOMAXPROCS(0), spec.Runs())
-	fmt.Fprintf(stdout, "estimated memory: %s for the largest run (%s, at point %s); %s with %d at once and the process's %s\n",
-		experiments.Bytes(spec.Peak.Bytes), spec.Peak.What, shortKey(spec.Peak.Point), experiments.Bytes(float64(workers)*spec.Peak.Bytes+experiments.Baseline),
-		workers, experiments.Bytes(experiments.Baseline))
+	chunk := ""
+	if spec.Peak.SeriesRow > 0 {
+		chunk = fmt.Sprintf(", the writer's row group of time-series rows (%s a row)", experiments.Bytes(spec.Peak.SeriesRow))
+	}
+	fmt.Fprintf(stdout, "estimated memory: %s in all: %s for the largest run (%s, at point %s), %d at once%s and the process's %s\n",
+		experiments.Bytes(spec.Memory(workers)), experiments.Bytes(spec.Peak.Bytes), spec.Peak.What, shortKey(spec.Peak.Point),
+		workers, chunk, experiments.Bytes(experiments.Baseline))
 	if budget, err := memoryBudget(""); err == nil {
 		if _, err := spec.CheckMemory(budget); err != nil {
 			fmt.Fprintf(stdout, "over the default memory budget (%s, half of this machine's memory): sweep refuses it unless -mem allows it\n", experiments.Bytes(budget))

@@ -45,6 +45,7 @@ func (Model) Bounds(p model.Point) model.Bounds {
 		b += kb
 		terms["keys"] = kb
 	}
+	row := 0.0
 	if c.bin > 0 {
 		per := 3.0
 		if c.cbThreshold > 0 {
@@ -56,6 +57,7 @@ func (Model) Bounds(p model.Point) model.Bounds {
 		sb := math.Floor(c.horizon/c.bin+1) * (seriesCopies*per*n*8 + 26*cellBytes + keyBytes*float64(model.IdentityColumns+len(params)))
 		b += sb
 		terms["bin"] = sb
+		row = 2*per*n*8 + keyBytes*float64(model.IdentityColumns+len(params)+26)
 	}
 	if c.rate > 0 && c.queue < 0 {
 		capacity := 0.0 // attempts per ms the fleet serves at full speed
@@ -80,5 +82,5 @@ func (Model) Bounds(p model.Point) model.Bounds {
 		"bin":  fmt.Sprintf("%.0f time-series bins × %d servers' lists (horizon/bin)", math.Floor(c.horizon/c.bin+1), c.n),
 		"rate": "the backlog of an open loop above the fleet's capacity with unbounded queues",
 	}[by]
-	return model.Bounds{Bytes: b, MemoryBy: by, MemoryWhat: what, WorkBy: "horizon"}
+	return model.Bounds{Bytes: b, MemoryBy: by, MemoryWhat: what, WorkBy: "horizon", SeriesRow: row}
 }

@@ -68,10 +68,12 @@ func (BulletinBoard) Bounds(p model.Point) model.Bounds {
 	if k > 1 && pc.Traits(ps).Observe == policy.AtCompletion {
 		b += n * fifoBytes
 	}
-	series := 0.0
+	series, row := 0.0, 0.0
 	if s := p[bSample].F; s > 0 {
 		rows := math.Floor(p[bHorizon].F/s) + 1
-		series = rows * (4*cellBytes + keyBytes*float64(model.IdentityColumns+len(boardParams)) + listCopies*8*float64(min(p[bTrack].I, p[bN].I)))
+		list := 8 * float64(min(p[bTrack].I, p[bN].I))
+		series = rows * (4*cellBytes + keyBytes*float64(model.IdentityColumns+len(boardParams)) + listCopies*list)
+		row = 2*list + keyBytes*float64(model.IdentityColumns+len(boardParams)+4)
 		b += series
 	}
 	what := fmt.Sprintf("%d servers × about %.0f B", p[bN].I, b/max(n, 1))
@@ -82,5 +84,5 @@ func (BulletinBoard) Bounds(p model.Point) model.Bounds {
 	if copies > 1 && copies*n*levelsBytes > b/2 {
 		what, by = fmt.Sprintf("%d board copies (dispatch_counts: one per dispatcher) × %d servers × %d B", p[bDispatchers].I, p[bN].I, levelsBytes), "dispatchers"
 	}
-	return model.Bounds{Bytes: b, MemoryBy: by, MemoryWhat: what, WorkBy: "horizon"}
+	return model.Bounds{Bytes: b, MemoryBy: by, MemoryWhat: what, WorkBy: "horizon", SeriesRow: row}
 }
