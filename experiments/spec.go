@@ -13,12 +13,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/BurntSushi/toml"
 
@@ -97,12 +99,97 @@ var nameRE = regexp.MustCompile(`^[a-z0-9-]+$`)
 
 // Load reads and decodes the spec at path. Every error is an *Error naming the file, the line where it can be
 // found, and the key.
+//
+// The file is read with bounds before it is decoded: it must be a regular file (a FIFO, a device such as /dev/zero
+// or a directory is refused without reading it: a FIFO would block, /dev/zero never ends) of at most MaxSpecBytes,
+// with brackets and braces nested at most MaxSpecDepth deep (deeper nesting made the TOML decoder run out of memory).
 func Load(path string) (*Spec, error) {
-	b, err := os.ReadFile(path)
+	// O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, &Error{File: path, Msg: err.Error()}
 	}
-	return Parse(path, string(b))
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, &Error{File: path, Msg: err.Error()}
+	}
+	switch {
+	case !st.Mode().IsRegular():
+		kind := "a special file"
+		switch m := st.Mode(); {
+		case m.IsDir():
+			kind = "a directory"
+		case m&os.ModeNamedPipe != 0:
+			kind = "a named pipe"
+		case m&os.ModeDevice != 0:
+			kind = "a device"
+		case m&os.ModeSocket != 0:
+			kind = "a socket"
+		}
+		return nil, &Error{File: path, Msg: fmt.Sprintf("%s, not a regular file: a spec is a TOML file", kind)}
+	case st.Size() > MaxSpecBytes:
+		return nil, &Error{File: path, Msg: fmt.Sprintf("%d bytes: a spec is at most %d bytes (1 MiB; the largest committed spec is about 20 kB)", st.Size(), MaxSpecBytes)}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxSpecBytes+1))
+	if err != nil {
+		return nil, &Error{File: path, Msg: err.Error()}
+	}
+	if len(b) > MaxSpecBytes { // grew while read
+		return nil, &Error{File: path, Msg: fmt.Sprintf("more than %d bytes: a spec is at most 1 MiB", MaxSpecBytes)}
+	}
+	text := string(b)
+	if line, depth := nesting(text); depth > MaxSpecDepth {
+		return nil, &Error{File: path, Line: line, Msg: fmt.Sprintf("brackets and braces nested more than %d deep: a spec nests a few levels (a list of tables in a list)", MaxSpecDepth)}
+	}
+	return Parse(path, text)
+}
+
+// MaxSpecBytes bounds a spec file's size, and MaxSpecDepth the nesting of its arrays and inline tables.
+const (
+	MaxSpecBytes = 1 << 20
+	MaxSpecDepth = 32
+)
+
+// nesting returns the deepest nesting of [ and { in TOML text outside strings and comments, and the line where it is
+// first reached (a cheap scan before decoding; table headers such as [[figure]] count 2, which is within the bound).
+func nesting(text string) (line, deepest int) {
+	depth, ln := 0, 1
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; c {
+		case '\n':
+			ln++
+		case '#':
+			for i < len(text) && text[i] != '\n' {
+				i++
+			}
+			i--
+		case '"', '\'':
+			q := text[i : i+1]
+			if strings.HasPrefix(text[i:], q+q+q) { // a multi-line string
+				end := strings.Index(text[i+3:], q+q+q)
+				if end < 0 {
+					return line, deepest
+				}
+				ln += strings.Count(text[i:i+3+end], "\n")
+				i += 3 + end + 2
+				continue
+			}
+			for i++; i < len(text) && text[i] != c && text[i] != '\n'; i++ {
+				if c == '"' && text[i] == '\\' {
+					i++
+				}
+			}
+		case '[', '{':
+			depth++
+			if depth > deepest {
+				deepest, line = depth, ln
+			}
+		case ']', '}':
+			depth = max(depth-1, 0)
+		}
+	}
+	return line, deepest
 }
 
 // decoder carries the file being decoded, for error messages.
@@ -184,6 +271,9 @@ func Parse(file, text string) (*Spec, error) {
 
 	if s.Name, err = d.str(raw, "", -1, "name", true); err != nil {
 		return nil, err
+	}
+	if len(s.Name) > 200 {
+		return nil, d.errf("", -1, "name", "%d bytes: a dataset name is at most 200 bytes (it names a directory and its files)", len(s.Name))
 	}
 	if !nameRE.MatchString(s.Name) {
 		return nil, d.errf("", -1, "name", "%q: a dataset name is lowercase letters, digits and '-' ([a-z0-9-]+)", s.Name)

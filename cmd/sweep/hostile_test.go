@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -32,10 +33,35 @@ func TestHostileInputsRefused(t *testing.T) {
 		{"warmup within 1e-11 of the horizon", hostileSpec("supermarket", "n = 10\nlambda = 0.5\nhorizon = 1000.0\nwarmup = 999.99999999999\npolicy = \"random\""), ":9: params.warmup: 999.99999999999: the measurement window"},
 		{"resilience series beyond memory", hostileSpec("resilience", "servers = [{ count = 100000 }]\nrate = 100.0\nhorizon = 100000000.0\nbin = 100000.0\npolicy = \"random\""), ":9: params.bin: a run needs an estimated"},
 	}
+	nested := hostileSpec("supermarket", "n = "+strings.Repeat("{a = ", 20000)+"1"+strings.Repeat("}", 20000))
+	cases = append(cases, []struct{ name, spec, want string }{
+		{"20000 nested inline tables", nested, ":6: brackets and braces nested more than 32 deep"},
+		{"a spec over 1 MiB", hostileSpec("supermarket", "n = 10\n#"+strings.Repeat("x", 1<<20)), ": 1048659 bytes: a spec is at most 1048576 bytes"},
+		{"a name over 255 bytes", strings.Replace(hostileSpec("supermarket", "n = 10"), "hostile", strings.Repeat("a", 300), 1), ":1: name: 300 bytes: a dataset name is at most 200 bytes"},
+		{"/dev/zero", "PATH=/dev/zero", ": a device, not a regular file"},
+		{"a FIFO", "FIFO", ": a named pipe, not a regular file"},
+		{"a directory", "DIR", ": a directory, not a regular file"},
+	}...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			file := cliWrite(t, dir, "hostile.toml", c.spec)
+			var file string
+			switch {
+			case strings.HasPrefix(c.spec, "PATH="):
+				file = strings.TrimPrefix(c.spec, "PATH=")
+			case c.spec == "FIFO":
+				file = filepath.Join(dir, "fifo.toml")
+				if err := syscall.Mkfifo(file, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			case c.spec == "DIR":
+				file = filepath.Join(dir, "dir.toml")
+				if err := os.Mkdir(file, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			default:
+				file = cliWrite(t, dir, "hostile.toml", c.spec)
+			}
 			out := filepath.Join(dir, "results")
 			code, _, stderr := cliRun(t, "-q", "-mem", "1GB", "-o", out, file)
 			cliNoCrash(t, stderr)
