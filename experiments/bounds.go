@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -87,4 +88,28 @@ func Bytes(b float64) string {
 		return "unbounded memory"
 	}
 	return humanize.Bytes(uint64(max(b, 0)))
+}
+
+// Await returns f's result, or an error wrapping interrupted and ctx's cause as soon as ctx is cancelled (a
+// command's first signal), if that comes first. f runs in its own goroutine, left behind on cancellation (the
+// command then returns and the process exits), so it must be work that leaves nothing to clean up: reading a spec or
+// a dataset, planning, checking, rendering into memory. This is how the commands' phases that take no context (a
+// grid of millions of points to validate) stop at once.
+func Await[T any](ctx context.Context, interrupted error, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := f()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, fmt.Errorf("%w (%w)", interrupted, context.Cause(ctx))
+	}
 }

@@ -42,26 +42,9 @@ func main() {
 // errInterrupted is the error of a plot stopped by its context (exit status 130).
 var errInterrupted = errors.New("interrupted")
 
-// await returns f's result, or an error wrapping errInterrupted as soon as ctx is cancelled if that comes first. f runs
-// in its own goroutine, left behind on cancellation (the command returns and the process exits), so it must only read:
-// a spec, a dataset, or render into memory.
+// await is experiments.Await with this command's interruption error.
 func await[T any](ctx context.Context, f func() (T, error)) (T, error) {
-	type result struct {
-		v   T
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		v, err := f()
-		ch <- result{v, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.v, r.err
-	case <-ctx.Done():
-		var zero T
-		return zero, fmt.Errorf("%w (%w)", errInterrupted, context.Cause(ctx))
-	}
+	return experiments.Await(ctx, errInterrupted, f)
 }
 
 const usage = `usage:

@@ -202,27 +202,9 @@ func fail(stderr io.Writer, err error) int {
 	return 1
 }
 
-// await returns f's result, or an error wrapping sweep.ErrInterrupted as soon as ctx is cancelled (the first signal)
-// if that comes first. f runs in its own goroutine, left behind on cancellation (the command then returns and the
-// process exits), so it must be work that leaves nothing to clean up: reading a spec or a dataset, planning, checking.
-// This is how the phases that take no context (a spec read from a FIFO, a grid of millions of points) stop at once.
+// await is experiments.Await with this command's interruption error.
 func await[T any](ctx context.Context, f func() (T, error)) (T, error) {
-	type result struct {
-		v   T
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		v, err := f()
-		ch <- result{v, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.v, r.err
-	case <-ctx.Done():
-		var zero T
-		return zero, fmt.Errorf("%w (%w)", sweep.ErrInterrupted, context.Cause(ctx))
-	}
+	return experiments.Await(ctx, sweep.ErrInterrupted, f)
 }
 
 // load is experiments.Load, stopped by ctx (await).
