@@ -62,7 +62,6 @@ func printable(s string) string {
 var (
 	elementRE = regexp.MustCompile(`^element ([0-9]+)\b`)
 	headerRE  = regexp.MustCompile(`^\s*(\[\[?)\s*([A-Za-z0-9_.\-" ]+?)\s*\]\]?`)
-	keyRE     = regexp.MustCompile(`^\s*"?([A-Za-z0-9_\-]+)"?\s*=`)
 )
 
 // locate finds the line (1-based) of key in table (table "" is the root; for an array of tables, idx picks the
@@ -83,14 +82,35 @@ func locate(text, table string, idx int, key string) int {
 			}
 			continue
 		}
-		if !inTable {
+		path := dottedKey(line)
+		if len(path) == 0 || key == "" {
 			continue
 		}
-		if m := keyRE.FindStringSubmatch(line); m != nil && m[1] == key {
+		switch {
+		case inTable && path[0] == key: // key = ..., or key.sub = ... (a dotted key) inside the table
 			return i + 1
+		case cur == "" && table != "" && idx < 0 && len(path) > 1 && path[0] == table && path[1] == key:
+			return i + 1 // table.key = ... at the top level (a dotted key)
 		}
 	}
 	return 0
+}
+
+// dottedKeyRE matches a key/value line's key: bare or quoted segments joined by dots.
+var dottedKeyRE = regexp.MustCompile(`^\s*((?:[A-Za-z0-9_\-]+|"[^"\n]*"|'[^'\n]*')(?:\s*\.\s*(?:[A-Za-z0-9_\-]+|"[^"\n]*"|'[^'\n]*'))*)\s*=`)
+
+// dottedKey returns the segments of a key/value line's key ("sweep.lambda = ..." gives [sweep lambda], quotes
+// removed), or nil when the line is not one.
+func dottedKey(line string) []string {
+	m := dottedKeyRE.FindStringSubmatch(line)
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, seg := range strings.Split(m[1], ".") { // a quoted segment holding a dot is rare in a spec: split anyway
+		out = append(out, strings.Trim(strings.TrimSpace(seg), `"'`))
+	}
+	return out
 }
 
 // locateElement finds the line (1-based) of the i-th (1-based) inline table of the list whose key is on line keyLine,
