@@ -38,6 +38,51 @@ func place[T load](p *placer, bins []T, r *sim.Rand, from, to int64) int64 {
 			bins[a]++
 		}
 		return to
+	case p.scheme == greedy && p.d == 1 && p.replacement && p.noise == 0:
+		// One probe: the ball goes where it lands (the general loop below draws the same one IntN per ball and, with
+		// one probe, never compares or breaks a tie: identical bins, without its per-probe branches).
+		for i := from; i < to; i++ {
+			k := r.IntN(n)
+			if bins[k] == top {
+				return i
+			}
+			bins[k]++
+		}
+		return to
+	case p.scheme == greedy && p.d == 3 && p.replacement && !p.tieRandom && p.noise == 0:
+		// Three probes with replacement, strictly less replaces, the first wins ties: the general loop's draws and
+		// choices (one IntN per probe, in order), without its per-probe branches.
+		for i := from; i < to; i++ {
+			a := r.IntN(n)
+			if b := r.IntN(n); bins[b] < bins[a] {
+				a = b
+			}
+			if c := r.IntN(n); bins[c] < bins[a] {
+				a = c
+			}
+			if bins[a] == top {
+				return i
+			}
+			bins[a]++
+		}
+		return to
+	case p.scheme == goLeft && !p.tieRandom && p.noise == 0:
+		// Always-go-left, ties to the leftmost group: the general loop's draws (one IntN per group, left to right)
+		// and choices, without its per-probe branches.
+		g := p.groups
+		for i := from; i < to; i++ {
+			best := g[0] + r.IntN(g[1]-g[0])
+			for j := 1; j < p.d; j++ {
+				if k := g[j] + r.IntN(g[j+1]-g[j]); bins[k] < bins[best] {
+					best = k
+				}
+			}
+			if bins[best] == top {
+				return i
+			}
+			bins[best]++
+		}
+		return to
 	case p.scheme == threshold:
 		for i := from; i < to; i++ {
 			k := r.IntN(n)
