@@ -88,3 +88,133 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// fuzzCheck holds an error from Parse to the contract: an *experiments.Error, one line, starting with the file name.
+func fuzzCheck(t *testing.T, file string, err error) {
+	t.Helper()
+	var e *experiments.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error %T is not *experiments.Error: %v", err, err)
+	}
+	if msg := err.Error(); !strings.HasPrefix(msg, file) || strings.Contains(msg, "\n") || e.Line < 0 {
+		t.Fatalf("not one line starting with the file name, or a negative line: %q", msg)
+	}
+}
+
+// committedValues returns, from every committed spec, the values of key (the text after "key = " to the end of the
+// value: a balanced [...] or {...} over one or several lines), to seed a corpus.
+func committedValues(f *testing.F, key string) []string {
+	specs, err := filepath.Glob("*.toml")
+	if err != nil || len(specs) == 0 {
+		f.Fatalf("no committed specs to seed the corpus (%v)", err)
+	}
+	var out []string
+	for _, path := range specs {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		text := string(b)
+		for {
+			i := strings.Index(text, key+" = ")
+			if i < 0 {
+				break
+			}
+			text = text[i+len(key)+3:]
+			depth, end := 0, len(text)
+		scan:
+			for j := 0; j < len(text); j++ {
+				switch text[j] {
+				case '[', '{':
+					depth++
+				case ']', '}':
+					if depth--; depth == 0 {
+						end = j + 1
+						break scan
+					}
+				case '\n':
+					if depth == 0 {
+						end = j
+						break scan
+					}
+				}
+			}
+			out = append(out, text[:end])
+		}
+	}
+	return out
+}
+
+// fuzzResilience is a resilience spec whose [params] end with a timeline (TIMELINE) and whose figure, table and
+// expect select with a where (WHERE).
+const fuzzResilience = `name = "fz"
+model = "resilience"
+seed = 1
+replications = 2
+
+[params]
+servers = [{ count = 4 }, { count = 2, speed = 0.5 }]
+rate = 100.0
+horizon = 2000.0
+warmup = 100.0
+timeline = TIMELINE
+
+[sweep]
+policy = ["round_robin", { name = "least_outstanding", tie = "random" }, { name = "jsq_d", d = 2 }]
+limiter = ["none", "aimd"]
+`
+
+// FuzzTimeline: a timeline of any text in a resilience spec is accepted or refused with one line naming the file
+// (never a panic); an accepted one expands into runs. Seeded with every committed timeline. Run it with
+//
+//	go test -run XXX -fuzz FuzzTimeline -fuzztime 10m -parallel 1 ./experiments/
+func FuzzTimeline(f *testing.F) {
+	for _, v := range committedValues(f, "timeline") {
+		f.Add(v)
+	}
+	f.Add(`[{ at = 100.0, server = 1, action = "slow", factor = 0.5 }, { at = 1000.0, server = 1, action = "restore" }]`)
+	f.Add(`[{ at = 200.0, action = "rate", rate = 150.0 }, { at = 300.0, server = 5, action = "kill" }, { at = 400.0, server = 5, action = "restart" }]`)
+	f.Add(`[{ at = 200.0, server = 2, action = "fail", level = 0.5 }, { at = 300.0, action = "recover" }, { at = 350.0, server = 1, action = "pause", duration = 10.0 }]`)
+	f.Fuzz(func(t *testing.T, timeline string) {
+		const file = "fuzz/timeline.toml"
+		text := strings.Replace(fuzzResilience, "TIMELINE", timeline, 1)
+		s, err := experiments.Parse(file, text)
+		if err != nil {
+			fuzzCheck(t, file, err)
+			return
+		}
+		if r := s.Run(s.Runs() - 1); r.Key == "" {
+			t.Fatalf("last run has no key: %+v", r)
+		}
+	})
+}
+
+// FuzzWhere: a where selection of any text, in a figure, a table, an expect or an expect's ratio, is accepted or
+// refused with one line naming the file (never a panic). Seeded with every committed where. Run it with
+//
+//	go test -run XXX -fuzz FuzzWhere -fuzztime 10m -parallel 1 ./experiments/
+func FuzzWhere(f *testing.F) {
+	for i, v := range committedValues(f, "where") {
+		f.Add(uint8(i), v)
+	}
+	f.Add(uint8(0), `{ policy = "jsq_d", d = 2, limiter = "null" }`)
+	f.Add(uint8(1), `{ servers = [{ count = 4 }], replication = 1 }`)
+	f.Add(uint8(2), `{ weights = [5, 1, 1], rate = 100 }`)
+	f.Fuzz(func(t *testing.T, kind uint8, where string) {
+		const file = "fuzz/where.toml"
+		text := strings.Replace(fuzzResilience, "TIMELINE", `[{ at = 100.0, server = 1, action = "slow", factor = 0.5 }]`, 1)
+		switch kind % 4 {
+		case 0:
+			text += "\n[[figure]]\nname = \"f\"\nkind = \"metric\"\nx = \"limiter\"\ny = \"mean_latency\"\nseries = [\"policy\"]\nwhere = " + where + "\n"
+		case 1:
+			text += "\n[[table]]\nname = \"t\"\nrows = \"policy\"\ncolumns = \"limiter\"\nmetric = \"mean_latency\"\nwhere = " + where + "\n"
+		case 2:
+			text += "\n[[expect]]\nsource = \"s\"\nmetric = \"mean_latency\"\nwhere = " + where + "\nmax = 1.0\n"
+		case 3:
+			text += "\n[[expect]]\nsource = \"s\"\nmetric = \"mean_latency\"\nwhere = { policy = \"round_robin\" }\nratio = { where = " + where + ", min = 0.5, max = 2 }\n"
+		}
+		if _, err := experiments.Parse(file, text); err != nil {
+			fuzzCheck(t, file, err)
+		}
+	})
+}

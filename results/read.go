@@ -176,13 +176,29 @@ func readFile(path string) (*Table, error) {
 }
 
 // ReadMeta reads only a file's footer: its key-value metadata (as Table.Meta) and its row count.
-func ReadMeta(path string) ([]KV, int64, error) {
+func ReadMeta(path string) (meta []KV, rows int64, err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("results: %s: %w", path, err)
+		}
+	}()
+	defer corrupt(&err)
 	rdr, err := file.OpenParquetFile(path, false)
 	if err != nil {
-		return nil, 0, fmt.Errorf("results: %s: %w", path, err)
+		return nil, 0, err
 	}
 	defer rdr.Close()
 	return metaOf(rdr), rdr.NumRows(), nil
+}
+
+// corrupt turns a panic of the Parquet library on a corrupt file (seen by FuzzReadFile: "invalid logical type",
+// "column "policy" expected length >= 12 but got length 8") into an error in *err, so a reader of a damaged dataset
+// gets a message naming the file rather than a stack trace. It is deferred only around the library's calls, never
+// around a caller's callback, whose panics are the caller's bugs.
+func corrupt(err *error) {
+	if p := recover(); p != nil {
+		*err = fmt.Errorf("corrupt Parquet file (the reader failed: %v)", p)
+	}
 }
 
 // Scan reads a file one row group at a time, calling fn with the file's metadata, its columns and the group's rows,
@@ -207,22 +223,59 @@ func metaOf(rdr *file.Reader) []KV {
 	return meta
 }
 
+// checkChunks refuses a footer whose column chunks do not lie inside the file: the library reads each chunk into a
+// buffer of the footer's stated size before looking at it, so one flipped length (FuzzReadFile found 17 GB) would
+// allocate without bound.
+func checkChunks(rdr *file.Reader) error {
+	md := rdr.MetaData()
+	size := md.GetSourceFileSize()
+	for g := range rdr.NumRowGroups() {
+		rg := md.RowGroup(g)
+		for c := range rg.NumColumns() {
+			col, err := rg.ColumnChunk(c)
+			if err != nil {
+				return err
+			}
+			start := col.DataPageOffset()
+			if col.HasDictionaryPage() && col.DictionaryPageOffset() > 0 && start > col.DictionaryPageOffset() {
+				start = col.DictionaryPageOffset()
+			}
+			n := col.TotalCompressedSize()
+			if start < 0 || n < 0 || start > size || n > size-start {
+				return fmt.Errorf("corrupt footer: row group %d, column %d claims bytes %d to %d of a file of %d", g, c, start, start+n, size)
+			}
+		}
+	}
+	return nil
+}
+
 // scan reads path whole (byGroup false: one call) or one row group per call.
 func scan(path string, fn func(meta []KV, cols []Column, rows []Row) error, byGroup bool) error {
-	rdr, err := file.OpenParquetFile(path, false)
+	var rdr *file.Reader
+	var meta []KV
+	var fr *pqarrow.FileReader
+	open := func() (err error) {
+		defer corrupt(&err)
+		if rdr, err = file.OpenParquetFile(path, false); err != nil {
+			return err
+		}
+		if err = checkChunks(rdr); err != nil {
+			return err
+		}
+		meta = metaOf(rdr)
+		fr, err = pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, memory.NewGoAllocator())
+		return err
+	}
+	err := open()
+	if rdr != nil {
+		defer rdr.Close()
+	}
 	if err != nil {
 		return err
 	}
-	defer rdr.Close()
-	meta := metaOf(rdr)
-	mem := memory.NewGoAllocator()
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, mem)
-	if err != nil {
-		return err
-	}
-	read := func(groups []int) error {
+	load := func(groups []int) (cols []Column, rows []Row, err error) {
+		defer corrupt(&err)
 		var tbl arrow.Table
-		var err error
 		if groups == nil {
 			tbl, err = fr.ReadTable(context.Background())
 		} else {
@@ -233,10 +286,13 @@ func scan(path string, fn func(meta []KV, cols []Column, rows []Row) error, byGr
 			tbl, err = fr.ReadRowGroups(context.Background(), all, groups)
 		}
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		defer tbl.Release()
-		cols, rows, err := tableRows(tbl)
+		return tableRows(tbl)
+	}
+	read := func(groups []int) error {
+		cols, rows, err := load(groups)
 		if err != nil {
 			return err
 		}
