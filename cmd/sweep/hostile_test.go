@@ -41,6 +41,8 @@ func TestHostileInputsRefused(t *testing.T) {
 		{"/dev/zero", "PATH=/dev/zero", ": a device, not a regular file"},
 		{"a FIFO", "FIFO", ": a named pipe, not a regular file"},
 		{"a directory", "DIR", ": a directory, not a regular file"},
+		{"a key of 20000 dotted segments", "name = \"x\"\n" + strings.Repeat("a.", 20000) + "a = 1\n", ":2: a key or table header of more than 32 dotted segments"},
+		{"a header of 20000 dotted segments", "name = \"x\"\n[" + strings.Repeat("a.", 20000) + "a]\n", ":2: a key or table header of more than 32 dotted segments"},
 	}...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
