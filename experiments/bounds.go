@@ -16,7 +16,10 @@ type Peak struct {
 	Bytes float64 // the estimate of one run, in bytes (model.Bounds.Bytes)
 	What  string  // its dominant term in words
 	Point string  // the point's key
-	at    *Error  // where the parameter the memory grows with is set (file, line, key), for a refusal
+	// table and key set the parameter the memory grows with: located (a scan of the text) only for a refusal, not
+	// at every point that raises the peak
+	table, key string
+	found      bool
 	// SeriesRow is the largest bytes of a time-series row as the sweep's writer holds it (model.Bounds.SeriesRow).
 	SeriesRow float64
 }
@@ -42,9 +45,9 @@ func (d *decoder) checkBounds(s *Spec, p model.Point, where func(param int) (str
 		b.Bytes = math.Inf(1)
 	}
 	s.Peak.SeriesRow = max(s.Peak.SeriesRow, b.SeriesRow)
-	if s.Peak.at == nil || b.Bytes > s.Peak.Bytes {
+	if !s.Peak.found || b.Bytes > s.Peak.Bytes {
 		t, key := locate(b.MemoryBy)
-		s.Peak = Peak{Bytes: b.Bytes, What: b.MemoryWhat, Point: Key(ps, p), at: d.errf(t, -1, key, ""), SeriesRow: s.Peak.SeriesRow}
+		s.Peak = Peak{Bytes: b.Bytes, What: b.MemoryWhat, Point: Key(ps, p), table: t, key: key, found: true, SeriesRow: s.Peak.SeriesRow}
 	}
 	return nil
 }
@@ -69,15 +72,14 @@ const Baseline = 60e6
 // the error names the file, line and key of the parameter the memory grows with, the estimate and the budget. It
 // returns how many runs fit in the budget at once (≥ 1), which bounds the sweep's workers.
 func (s *Spec) CheckMemory(budget float64) (fit int, err error) {
-	if s.Peak.at == nil || s.Peak.Bytes <= 0 {
+	if !s.Peak.found || s.Peak.Bytes <= 0 {
 		return math.MaxInt32, nil
 	}
 	room := budget - Baseline - rowGroup*s.Peak.SeriesRow
 	if !(s.Peak.Bytes <= room) {
-		e := *s.Peak.at
-		e.Msg = fmt.Sprintf("a run needs an estimated %s (%s), more than the memory budget of %s (the sweep's -mem; %s is the process's own): make it smaller or raise -mem (at point %s)",
+		d := &decoder{file: s.File, text: s.Text}
+		return 0, d.errf(s.Peak.table, -1, s.Peak.key, "a run needs an estimated %s (%s), more than the memory budget of %s (the sweep's -mem; %s is the process's own): make it smaller or raise -mem (at point %s)",
 			Bytes(s.Peak.Bytes), s.Peak.What, Bytes(budget), Bytes(Baseline), shorten(s.Peak.Point))
-		return 0, &e
 	}
 	return int(min(room/max(s.Peak.Bytes, 1), math.MaxInt32)), nil
 }
