@@ -8,6 +8,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"lbsweep/model"
+	"lbsweep/results"
 )
 
 // Peak is the grid point whose run needs the most memory by its model's estimate (model.Bounds), found when the spec
@@ -52,14 +53,40 @@ func (d *decoder) checkBounds(s *Spec, p model.Point, where func(param int) (str
 	return nil
 }
 
-// rowGroup is the rows the Parquet writer holds in its builders before it writes them (results.DefaultRowGroup).
-const rowGroup = 4096
+// SeriesGroupBytes bounds the bytes of one row group of a time-series table (Peak.SeriesRow times its rows): a
+// resilience row names every parameter, so 4096 of them (results.DefaultRowGroup) held 20 MB in each of the
+// writer's builders, its dictionary pages and, while the final file is assembled, the reader's row group and its
+// rows, and the sweep of the 4-server breaker spec peaked at 154 MB resident; at 4 MiB a group it peaks at 95 MB
+// (measured 2026-12-02).
+const SeriesGroupBytes = 4 << 20
+
+// SeriesRowGroup is the rows per row group of s's time-series table: SeriesGroupBytes over the widest row
+// (Peak.SeriesRow), within [64, results.DefaultRowGroup]; results.DefaultRowGroup for a spec without one. It depends
+// on the spec alone (its grid's widest row), so every shard and the merge group their rows alike and the table's
+// bytes stay the same whatever the split.
+func (s *Spec) SeriesRowGroup() int {
+	if !(s.Peak.SeriesRow > 0) {
+		return results.DefaultRowGroup
+	}
+	return int(min(max(math.Floor(SeriesGroupBytes/s.Peak.SeriesRow), 64), results.DefaultRowGroup))
+}
+
+// seriesCopies is how many times a row group of time-series rows is held at once at the peak: in the writer's
+// builders and in its encoded pages and dictionaries, and (while the final file is assembled from the chunks) in the
+// reader's row group.
+const seriesCopies = 3
+
+// seriesBytes is the time-series rows held at once (seriesCopies row groups), 0 for a spec without a series.
+func (s *Spec) seriesBytes() float64 {
+	return seriesCopies * float64(s.SeriesRowGroup()) * s.Peak.SeriesRow
+}
 
 // Memory estimates the peak resident memory of a sweep of s with workers runs at once: the process's Baseline,
-// workers times the largest run (Peak.Bytes), and a row group of time-series rows held by the writer.
+// workers times the largest run (Peak.Bytes), and the time-series rows the writer and the reader hold (seriesCopies
+// row groups of SeriesRowGroup rows).
 func (s *Spec) Memory(workers int) float64 {
 	w := float64(min(workers, s.Runs()))
-	return Baseline + w*s.Peak.Bytes + rowGroup*s.Peak.SeriesRow
+	return Baseline + w*s.Peak.Bytes + s.seriesBytes()
 }
 
 // Baseline is the resident memory of a sweep process beside its runs: the Go runtime, the models' tables, the spec,
@@ -75,7 +102,7 @@ func (s *Spec) CheckMemory(budget float64) (fit int, err error) {
 	if !s.Peak.found || s.Peak.Bytes <= 0 {
 		return math.MaxInt32, nil
 	}
-	room := budget - Baseline - rowGroup*s.Peak.SeriesRow
+	room := budget - Baseline - s.seriesBytes()
 	if !(s.Peak.Bytes <= room) {
 		d := &decoder{file: s.File, text: s.Text}
 		return 0, d.errf(s.Peak.table, -1, s.Peak.key, "a run needs an estimated %s (%s), more than the memory budget of %s (the sweep's -mem; %s is the process's own): make it smaller or raise -mem (at point %s)",

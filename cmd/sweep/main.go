@@ -53,7 +53,7 @@ const usage = `usage:
                                            run the experiment (or its shard K of N); writes DIR/NAME/runs.parquet
                                            (part-K-of-N.parquet), and DIR/NAME/_timeseries/ likewise for a model with
                                            a time series; an interrupted sweep resumes where it stopped
-  sweep plan [-shard N] SPEC.toml          grid size, runs, estimated events and time, the split into N shards
+  sweep plan [-j N] [-shard N] SPEC.toml   grid size, runs, estimated events and time, the split into N shards
   sweep merge [-mixed-builds] DIR/NAME     join part-*-of-N.parquet into runs.parquet (as an unsharded sweep writes it),
                                            and _timeseries/part-*-of-N.parquet likewise; parts of different builds are
                                            refused unless -mixed-builds

@@ -14,20 +14,21 @@ import (
 	"lbsweep/model"
 )
 
-// plan is `sweep plan [-shard N] [-rate EVENTS/S] SPEC.toml`: what a sweep would cost, before spending anything
+// plan is `sweep plan [-j N] [-shard N] [-rate EVENTS/S] SPEC.toml`: what a sweep would cost, before spending anything
 // (sweep.PlanOf), with times at an assumed rate on 1 worker and on GOMAXPROCS.
 func plan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sweep plan", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	n := fs.Int("shard", 1, "show the split into `N` shards")
+	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "plan for `N` runs at once (as sweep -j)")
 	rate := fs.Float64("rate", 2.5e7, "assumed simulated `events/s` per worker, for the time estimate (default: the model's own typical rate where it declares one, else 2.5e7)")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 1 || *n < 1 {
+	if err := fs.Parse(args); err != nil || fs.NArg() != 1 || *n < 1 || *jobs < 1 {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage(fs, stderr)
 			return 0
 		}
-		fmt.Fprintln(stderr, "sweep plan: usage: sweep plan [-shard N] [-rate EVENTS/S] SPEC.toml")
+		fmt.Fprintln(stderr, "sweep plan: usage: sweep plan [-j N] [-shard N] [-rate EVENTS/S] SPEC.toml")
 		return 2
 	}
 	if *n > sweep.MaxShards {
@@ -57,11 +58,11 @@ func plan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  axis %s: %d values\n", a.Key, len(a.Values))
 	}
 	fmt.Fprintf(stdout, "estimated work: %.3g events; at %.3g events/s per worker: %s on 1 worker, %s on %d\n",
-		total, *rate, time.Duration(total / *rate * 1e9).Round(time.Second), time.Duration(total / *rate / float64(runtime.GOMAXPROCS(0)) * 1e9).Round(time.Second), runtime.GOMAXPROCS(0))
-	workers := min(runtime.GOMAXPROCS(0), spec.Runs())
+		total, *rate, time.Duration(total / *rate * 1e9).Round(time.Second), time.Duration(total / *rate / float64(*jobs) * 1e9).Round(time.Second), *jobs)
+	workers := min(*jobs, spec.Runs())
 	chunk := ""
 	if spec.Peak.SeriesRow > 0 {
-		chunk = fmt.Sprintf(", the writer's row group of time-series rows (%s a row)", experiments.Bytes(spec.Peak.SeriesRow))
+		chunk = fmt.Sprintf(", the time-series rows the writer and reader hold (row groups of %d rows of %s)", spec.SeriesRowGroup(), experiments.Bytes(spec.Peak.SeriesRow))
 	}
 	fmt.Fprintf(stdout, "estimated memory: %s in all: %s for the largest run (%s, at point %s), %d at once%s and the process's %s\n",
 		experiments.Bytes(spec.Memory(workers)), experiments.Bytes(spec.Peak.Bytes), spec.Peak.What, shortKey(spec.Peak.Point),

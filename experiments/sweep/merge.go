@@ -85,11 +85,11 @@ func Merge(ctx context.Context, dir string, o MergeOptions) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if err := mergeParts(ctx, sout, &table{tb.series.cols, smeta}, spec, sparts, n); err != nil {
+		if err := mergeParts(ctx, sout, &table{tb.series.cols, smeta, tb.series.rowGroup}, spec, sparts, n); err != nil {
 			return "", err
 		}
 	}
-	if err := mergeParts(ctx, out, &table{tb.runs.cols, runsMeta}, spec, parts, n); err != nil {
+	if err := mergeParts(ctx, out, &table{tb.runs.cols, runsMeta, tb.runs.rowGroup}, spec, parts, n); err != nil {
 		if tb.series != nil {
 			os.Remove(sout) // its parts stay: the merge can be run again
 		}
@@ -193,7 +193,7 @@ func findParts(dir string) (map[int]string, int, error) {
 // when tb's metadata says so), to out, checking that each part holds its shard's runs in run order and comes from spec.
 func mergeParts(ctx context.Context, out string, tb *table, spec *experiments.Spec, parts map[int]string, n int) error {
 	series := results.Lookup(tb.meta, results.KeyTable) == results.TableSeries
-	w, err := results.Create(out, tb.cols, tb.meta, 0)
+	w, err := results.Create(out, tb.cols, tb.meta, tb.rowGroup)
 	if err != nil {
 		return err
 	}

@@ -225,8 +225,9 @@ func exists(path string) bool {
 
 // table is the schema and file metadata of one of a sweep's tables.
 type table struct {
-	cols []schema.Column
-	meta []results.KV
+	cols     []schema.Column
+	meta     []results.KV
+	rowGroup int // rows per row group (results.Create; the time-series table's is Spec.SeriesRowGroup)
 }
 
 // tables are what a sweep of s writes: the runs table, and the time-series table of a model.SeriesModel (nil for other
@@ -237,9 +238,9 @@ type tables struct {
 }
 
 func tablesOf(s *experiments.Spec) tables {
-	tb := tables{runs: &table{model.Columns(s.Model), withRevision(results.Provenance(s.Text, s.SHA256, s.Model.Name()))}}
+	tb := tables{runs: &table{model.Columns(s.Model), withRevision(results.Provenance(s.Text, s.SHA256, s.Model.Name())), results.DefaultRowGroup}}
 	if sm, ok := s.Model.(model.SeriesModel); ok {
-		tb.series = &table{model.SeriesColumns(sm), withRevision(results.SeriesProvenance(s.Text, s.SHA256, s.Model.Name()))}
+		tb.series = &table{model.SeriesColumns(sm), withRevision(results.SeriesProvenance(s.Text, s.SHA256, s.Model.Name())), s.SeriesRowGroup()}
 	}
 	return tb
 }
@@ -613,11 +614,11 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 				var err error
 				if tb.series != nil {
 					cur.spath = filepath.Join(prog, seriesChunkName(next))
-					if sw, err = results.Create(cur.spath, tb.series.cols, tb.series.meta, 0); err != nil {
+					if sw, err = results.Create(cur.spath, tb.series.cols, tb.series.meta, tb.series.rowGroup); err != nil {
 						return events, err
 					}
 				}
-				if w, err = results.Create(cur.path, tb.runs.cols, tb.runs.meta, 0); err != nil {
+				if w, err = results.Create(cur.path, tb.runs.cols, tb.runs.meta, tb.runs.rowGroup); err != nil {
 					return events, err
 				}
 			}
@@ -664,7 +665,7 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 // name) with the schema and metadata of tb, one row group in memory at a time. It stops when ctx is cancelled (an error
 // wrapping ErrInterrupted), leaving no file: the chunks stay, so the next sweep only writes the file again.
 func concat(ctx context.Context, path string, tb *table, chunks []chunk, file func(chunk) string) error {
-	w, err := results.Create(path, tb.cols, tb.meta, 0)
+	w, err := results.Create(path, tb.cols, tb.meta, tb.rowGroup)
 	if err != nil {
 		return err
 	}
