@@ -365,6 +365,9 @@ func Parse(file, text string) (*Spec, error) {
 	if err := d.checkTimeseries(s); err != nil {
 		return nil, err
 	}
+	if err := d.checkSelections(s); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

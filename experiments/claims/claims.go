@@ -143,7 +143,9 @@ func valuesAt(t *results.Table, rows []int, metric string, level int) []float64 
 	return xs
 }
 
-func merge(base, over []results.Cond) []results.Cond {
+// Merge is the other selection of a two-selection claim: the conditions of over, and those of base on the columns
+// over does not name (Expect.Other replaces or adds to Expect.Where).
+func Merge(base, over []results.Cond) []results.Cond {
 	out := append([]results.Cond(nil), over...)
 	for _, c := range base {
 		dup := false
@@ -242,7 +244,7 @@ func (e Expect) evaluate(t *results.Table) Verdict {
 		v.Target = fmt.Sprintf("> %.6g (with our CI ± %.3g)", e.Bound, half)
 		v.Pass = m.Mean-half > e.Bound
 	default: // LessThan, GreaterThan and Ratio against another selection
-		xs, matched := values(t, merge(e.Where, e.Other), e.Metric, e.Level)
+		xs, matched := values(t, Merge(e.Where, e.Other), e.Metric, e.Level)
 		o := MeanCI(xs, e.Alpha)
 		if o.N == 0 {
 			v.Reason = "no rows match the other selection"
