@@ -580,6 +580,39 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 	next := from
 	var events int64
 	last := time.Now()
+	// The ETA is from the runs' estimated cost (Model.Cost, events), not their count: the estimated events of the
+	// runs written so far against those of all the runs of this call, at the rate seen so far.
+	pointCost := make(map[int]float64)
+	costOf := func(i int) float64 {
+		pi := i / s.Replications
+		c, ok := pointCost[pi]
+		if !ok {
+			pt, _ := s.Point(pi)
+			c = max(s.Model.Cost(pt), 1)
+			pointCost[pi] = c
+		}
+		return c
+	}
+	var costAll, costDone float64
+	if o.Every > 0 {
+		for pi := from / s.Replications; pi*s.Replications < to; pi++ {
+			lo, hi := max(pi*s.Replications, from), min((pi+1)*s.Replications, to)
+			costAll += float64(hi-lo) * costOf(pi*s.Replications)
+		}
+	}
+	progress := func() {
+		if o.Every <= 0 || time.Since(last) < o.Every {
+			return
+		}
+		last = time.Now()
+		el := time.Since(start)
+		eta := "unknown (no run finished yet)"
+		if costDone > 0 {
+			eta = time.Duration(float64(el) * max(costAll-costDone, 0) / costDone).Round(time.Second).String()
+		}
+		fmt.Fprintf(o.Log, "sweep: %s: %d/%d runs, %.3g events, %.3g events/s, %.0f%% of the estimated events, ETA %s\n",
+			s.Name, next-from, total, float64(events), float64(events)/el.Seconds(), 100*costDone/max(costAll, 1), eta)
+	}
 	tick := time.NewTicker(chunkTick)
 	defer tick.Stop()
 	for next < to {
@@ -599,6 +632,7 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 					return events, err
 				}
 			}
+			progress() // also while no run finishes: a line every o.Every whatever the runs' length
 			continue
 		case d := <-out:
 			pending[d.i] = d
@@ -639,6 +673,9 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 				oldest = d.at
 			}
 			events += d.ev
+			if o.Every > 0 {
+				costDone += costOf(next)
+			}
 			next++
 			<-slots
 			if o.OnRow != nil {
@@ -650,13 +687,7 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 				}
 			}
 		}
-		if o.Every > 0 && time.Since(last) >= o.Every {
-			last = time.Now()
-			el := time.Since(start)
-			eta := time.Duration(float64(el) * float64(to-next) / float64(max(next-from, 1)))
-			fmt.Fprintf(o.Log, "sweep: %s: %d/%d runs, %.3g events, %.3g events/s, ETA %s\n",
-				s.Name, next-from, total, float64(events), float64(events)/el.Seconds(), eta.Round(time.Second))
-		}
+		progress()
 	}
 	return events, closeChunk()
 }
