@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"syscall"
 
 	"lbsweep/cmd/plot/render"
@@ -51,8 +52,9 @@ const usage = `usage:
   plot [-results DIR] [-o OUT] SPEC.toml ...
 Renders every [[figure]] of each spec from DIR/NAME/*.parquet (a timeseries figure from DIR/NAME/_timeseries/) to
 OUT/NAME-FIGURE.svg and every [[table]] to OUT/NAME-TABLE.md, and writes OUT/REPORT.md with those tables and every
-[[expect]] claim of the specs given, its measured value and its verdict. A failed claim is reported, not an error: plot exits 0 (sweep check is the gate that
-exits 1).
+[[expect]] claim, its measured value and its verdict, for every spec plotted into OUT (this call's and earlier ones',
+listed in OUT/.report-specs and rebuilt from their datasets). A failed claim is reported, not an error: plot exits 0
+(sweep check is the gate that exits 1).
 flags:
 `
 
@@ -90,6 +92,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	var sections []render.Section
+	given := map[string]bool{} // spec names plotted by this call
+	var entries []reportEntry
 	for _, path := range fs.Args() {
 		type loaded struct {
 			spec *experiments.Spec
@@ -107,6 +111,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 		spec, t := l.spec, l.t
+		given[spec.Name] = true
+		entries = append(entries, entryOf(spec, path, *resDir, *outDir))
 		sec := render.Section{Spec: spec, Verdicts: claims.Evaluate(spec.Expects, t)}
 		for _, f := range spec.Figures {
 			tab := t
@@ -152,8 +158,32 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		sections = append(sections, sec)
 	}
+	// The report covers every spec plotted into OUT, not only this call's: the sections of the others are rebuilt from
+	// their specs and datasets (their figures are not redrawn), in spec-name order.
+	old, err := readManifest(*outDir)
+	if err != nil {
+		return fail(err)
+	}
+	for _, e := range old {
+		if given[e.Name] {
+			continue
+		}
+		sec, err := await(ctx, func() (render.Section, error) { return e.section(*outDir) })
+		if errors.Is(err, errInterrupted) {
+			return fail(err)
+		} else if err != nil {
+			fmt.Fprintf(stderr, "plot: REPORT.md no longer covers %s, plotted here before: %v\n", e.Name, err)
+			continue
+		}
+		sections = append(sections, sec)
+		entries = append(entries, e)
+	}
+	sort.SliceStable(sections, func(i, j int) bool { return sections[i].Spec.Name < sections[j].Spec.Name })
 	var buf bytes.Buffer
 	render.Report(&buf, sections)
+	if err := writeFile(ctx, filepath.Join(*outDir, manifestName), manifestText(entries)); err != nil {
+		return fail(err)
+	}
 	if err := writeFile(ctx, filepath.Join(*outDir, "REPORT.md"), buf.Bytes()); err != nil {
 		return fail(err)
 	}

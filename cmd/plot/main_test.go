@@ -135,3 +135,57 @@ func TestFailedWriteLeavesNoTemp(t *testing.T) {
 		t.Errorf("plot with a cancelled context: exit %d, stderr %q; want 130 and one line", code, stderr.String())
 	}
 }
+
+// TestReportCoversEverySpecPlottedIntoOut guards the accumulating report: plotting two specs into one directory by
+// two calls gives one REPORT.md with both (before, the second call's report dropped the first spec), in name order,
+// whichever spec is plotted last; a spec that can no longer be read is dropped from it with a line on stderr.
+func TestReportCoversEverySpecPlottedIntoOut(t *testing.T) {
+	experimentstest.Register(t, experimentstest.Series{})
+	dir := t.TempDir()
+	text, err := os.ReadFile(filepath.Join("testdata", "ts.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, out := filepath.Join(dir, "results"), filepath.Join(dir, "out")
+	var paths []string
+	for _, name := range []string{"zeta", "alpha"} {
+		path := filepath.Join(dir, name+".toml")
+		if err := os.WriteFile(path, bytes.Replace(text, []byte(`name = "ts"`), []byte(`name = "`+name+`"`), 1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := experiments.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sweep.Run(context.Background(), s, sweep.Options{Dir: res, Every: -1}); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+	}
+	plot := func(spec string) string {
+		t.Helper()
+		var stderr bytes.Buffer
+		if code := run(context.Background(), []string{"-results", res, "-o", out, spec}, &bytes.Buffer{}, &stderr); code != 0 {
+			t.Fatalf("plot %s exited %d: %s", spec, code, stderr.String())
+		}
+		b, err := os.ReadFile(filepath.Join(out, "REPORT.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b) + "\n--- stderr\n" + stderr.String()
+	}
+	plot(paths[0])
+	for _, spec := range []string{paths[1], paths[0]} {
+		r := plot(spec)
+		a, z := strings.Index(r, "\n## alpha\n"), strings.Index(r, "\n## zeta\n")
+		if a < 0 || z < 0 || a > z || !strings.Contains(r, "![zeta-extremes.svg](zeta-extremes.svg)") {
+			t.Errorf("after plotting %s, REPORT.md does not hold alpha then zeta:\n%s", spec, r)
+		}
+	}
+	if err := os.Remove(paths[1]); err != nil {
+		t.Fatal(err)
+	}
+	if r := plot(paths[0]); strings.Contains(r, "\n## alpha\n") || !strings.Contains(r, "plot: REPORT.md no longer covers alpha, plotted here before:") {
+		t.Errorf("a spec that no longer exists is still reported, or silently dropped:\n%s", r)
+	}
+}
