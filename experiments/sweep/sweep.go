@@ -22,8 +22,6 @@ package sweep
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -32,7 +30,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"lbsweep/experiments"
@@ -275,28 +272,6 @@ func seriesComplete(spath, sha string, meta []results.KV) bool {
 func sameBinary(meta []results.KV, rev string) bool {
 	return rev != "unknown" && !strings.HasSuffix(rev, "+dirty") && results.Lookup(meta, results.KeyRevision) == rev
 }
-
-// buildFile, in a progress directory, holds the buildID of the program that made its chunks.
-const buildFile = "BUILD"
-
-// buildID identifies this executable: the SHA-256 of its file (computed once; "unknown" if it cannot be read). It
-// lives only in the progress directory, never in a dataset, so datasets stay byte-identical across machines.
-var buildID = sync.OnceValue(func() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return "unknown"
-	}
-	f, err := os.Open(exe)
-	if err != nil {
-		return "unknown"
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "unknown"
-	}
-	return hex.EncodeToString(h.Sum(nil))
-})
 
 // chunk is one progress file, the rows of runs [first, first+rows), and for a SeriesModel the series chunk beside it
 // holding the same runs' time-series rows (spath; "" for other models).
