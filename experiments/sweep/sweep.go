@@ -198,12 +198,10 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	return sum, nil
 }
 
-// readBack reads the dataset file path whole, one row group at a time, and reports why it is not a file of columns
-// cols (a page that does not decode, a column renamed or retyped), or nil.
+// readBack decodes every page of the dataset file path (results.Verify: no rows are built) and reports why it is not a
+// file of columns cols (a page that does not decode, a column renamed or retyped), or nil.
 func readBack(path string, cols []schema.Column) error {
-	return results.Scan(path, func(_ []results.KV, got []schema.Column, _ []schema.Row) error {
-		return results.SameColumns(cols, got)
-	})
+	return results.Verify(path, cols)
 }
 
 // seriesReadBack is readBack for the time-series table tb at spath (nil when tb is nil: no series).
