@@ -22,8 +22,6 @@ package sweep
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -32,7 +30,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"lbsweep/experiments"
@@ -201,12 +198,10 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	return sum, nil
 }
 
-// readBack reads the dataset file path whole, one row group at a time, and reports why it is not a file of columns
-// cols (a page that does not decode, a column renamed or retyped), or nil.
+// readBack decodes every page of the dataset file path (results.Verify: no rows are built) and reports why it is not a
+// file of columns cols (a page that does not decode, a column renamed or retyped), or nil.
 func readBack(path string, cols []schema.Column) error {
-	return results.Scan(path, func(_ []results.KV, got []schema.Column, _ []schema.Row) error {
-		return results.SameColumns(cols, got)
-	})
+	return results.Verify(path, cols)
 }
 
 // seriesReadBack is readBack for the time-series table tb at spath (nil when tb is nil: no series).
@@ -275,28 +270,6 @@ func seriesComplete(spath, sha string, meta []results.KV) bool {
 func sameBinary(meta []results.KV, rev string) bool {
 	return rev != "unknown" && !strings.HasSuffix(rev, "+dirty") && results.Lookup(meta, results.KeyRevision) == rev
 }
-
-// buildFile, in a progress directory, holds the buildID of the program that made its chunks.
-const buildFile = "BUILD"
-
-// buildID identifies this executable: the SHA-256 of its file (computed once; "unknown" if it cannot be read). It
-// lives only in the progress directory, never in a dataset, so datasets stay byte-identical across machines.
-var buildID = sync.OnceValue(func() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return "unknown"
-	}
-	f, err := os.Open(exe)
-	if err != nil {
-		return "unknown"
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "unknown"
-	}
-	return hex.EncodeToString(h.Sum(nil))
-})
 
 // chunk is one progress file, the rows of runs [first, first+rows), and for a SeriesModel the series chunk beside it
 // holding the same runs' time-series rows (spath; "" for other models).
