@@ -22,8 +22,8 @@ func (s *Spec) ReadResults(root string) (*results.Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (run `sweep -o %s %s` first)", s.File, err, root, s.File)
 	}
-	if got := t.MetaValue(results.KeySpecSHA256); got != s.SHA256 {
-		return nil, fmt.Errorf("%s: %s was written from another version of this spec (dataset spec SHA-256 %.12s…, file %.12s…): run `sweep -o %s %s` again", s.File, dir, got, s.SHA256, root, s.File)
+	if !s.SameRuns(t.Meta) {
+		return nil, fmt.Errorf("%s: %s %s: run `sweep -o %s %s` again", s.File, dir, staleWhy(s, t.Meta), root, s.File)
 	}
 	if err := results.SameColumns(model.Columns(s.Model), t.Columns); err != nil {
 		return nil, fmt.Errorf("%s: %s does not have model %s's columns (%w): run `sweep -force -o %s %s` to rewrite it", s.File, dir, s.Model.Name(), err, root, s.File)
@@ -70,8 +70,8 @@ func (s *Spec) ReadSeries(root string, where []results.Cond) (*results.Table, er
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (%s)", s.File, err, rerun)
 	}
-	if got := t.MetaValue(results.KeySpecSHA256); got != s.SHA256 {
-		return nil, fmt.Errorf("%s: %s was written from another version of this spec (spec SHA-256 %.12s…, file %.12s…): %s again", s.File, sdir, got, s.SHA256, rerun)
+	if !s.SameRuns(t.Meta) {
+		return nil, fmt.Errorf("%s: %s %s: %s again", s.File, sdir, staleWhy(s, t.Meta), rerun)
 	}
 	if got := t.MetaValue(results.KeyTable); got != results.TableSeries {
 		return nil, fmt.Errorf("%s: %s is not a time-series table (%s = %q)", s.File, sdir, results.KeyTable, got)
@@ -90,4 +90,12 @@ func parquetFiles(dir string) []string {
 		}
 	}
 	return names
+}
+
+// staleWhy says why a table with metadata meta does not hold s's runs (Spec.SameRuns is false), for an error.
+func staleWhy(s *Spec, meta []results.KV) string {
+	if k := results.Lookup(meta, results.KeyRunsSHA256); k != "" {
+		return fmt.Sprintf("holds the runs of another version of this spec: its model, grid, seed or replications differ (runs SHA-256 %.12s…, the spec's %.12s…; figures, tables, claims and text may change freely)", k, s.RunsKey())
+	}
+	return fmt.Sprintf("was written from another version of this spec, before datasets carried their runs' key (spec SHA-256 %.12s…, file %.12s…)", results.Lookup(meta, results.KeySpecSHA256), s.SHA256)
 }

@@ -3,13 +3,16 @@ package experiments
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"lbsweep/model"
 	"lbsweep/model/policy"
+	"lbsweep/results"
 )
 
 // Points is the number of grid points: the product of the axes' lengths (1 with no axes).
@@ -304,4 +307,34 @@ func (d *decoder) checkGrid(s *Spec) error {
 		return d.errf(table, -1, key, "%s an argument of %s, and no policy of this spec takes it (it would be ignored): use one of those policies, or leave %s out", what, strings.Join(takers, ", "), prm.Name)
 	}
 	return nil
+}
+
+// RunsKey is the hex SHA-256 of what determines s's runs and their rows, and nothing else: the experiment's name
+// (every row's first column), the model, the root seed, the replications and every grid point's key (all its
+// parameters, in canonical text) in grid order. Figures, tables, claims, descriptions and comments do not enter it,
+// so they can change without touching the data: a dataset whose lbsweep.runs_sha256 equals it holds the runs this
+// spec would simulate (with the same build: the engine's revision is checked apart, results.KeyRevision).
+func (s *Spec) RunsKey() string {
+	if s.runsKey != "" {
+		return s.runsKey
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "lbsweep runs v1\nexperiment %q\nmodel %q\nseed %d\nreplications %d\npoints %d\n", s.Name, s.Model.Name(), s.Seed, s.Replications, s.Points())
+	ps := s.Model.Params()
+	for i := range s.Points() {
+		p, _ := s.Point(i)
+		io.WriteString(h, Key(ps, p))
+		io.WriteString(h, "\n")
+	}
+	s.runsKey = hex.EncodeToString(h.Sum(nil))
+	return s.runsKey
+}
+
+// SameRuns reports whether a table with metadata meta holds s's runs: its results.KeyRunsSHA256 equals s.RunsKey(),
+// or, for a file written before that key existed, its spec text's SHA-256 equals s's.
+func (s *Spec) SameRuns(meta []results.KV) bool {
+	if k := results.Lookup(meta, results.KeyRunsSHA256); k != "" {
+		return k == s.RunsKey()
+	}
+	return results.Lookup(meta, results.KeySpecSHA256) == s.SHA256
 }

@@ -81,8 +81,9 @@ type Spec struct {
 	Name          string // [a-z0-9-]+; the dataset directory name
 	Description   string
 	Model         model.Model
-	Seed          int64 // root seed ≥ 0
-	Replications  int   // ≥ 1
+	Seed          int64  // root seed ≥ 0
+	runsKey       string // RunsKey, once computed
+	Replications  int    // ≥ 1
 	AllowUnstable bool
 	Base          model.Point // fixed parameters and defaults; policy arguments not yet resolved
 	Axes          []Axis      // the grid is their cartesian product, first axis slowest

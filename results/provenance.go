@@ -16,6 +16,7 @@ const SchemaVersion = "1"
 const (
 	KeySpec          = "lbsweep.spec"           // the spec's full text
 	KeySpecSHA256    = "lbsweep.spec_sha256"    // hex SHA-256 of the spec text
+	KeyRunsSHA256    = "lbsweep.runs_sha256"    // hex SHA-256 of what determines the runs (experiments.Spec.RunsKey)
 	KeyModel         = "lbsweep.model"          // the model's registered name
 	KeyVersion       = "lbsweep.version"        // module version of the harness ("(devel)" for a local build)
 	KeyRevision      = "lbsweep.vcs_revision"   // VCS revision the binary was built from, "+dirty" if modified; "unknown" when not stamped

@@ -6,8 +6,11 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -82,4 +85,57 @@ func fileSHA256(path string) string {
 		return "unknown"
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// builtMark is the file that records which executable last wrote or checked the dataset file path: in the user's
+// cache directory (os.UserCacheDir()/lbsweep/built/, named by the SHA-256 of path's absolute name), holding the
+// executable's build ID (buildID) and the size and modification time of the dataset file and of its time-series
+// file. It is not part of the dataset, whose bytes must not depend on the machine, nor beside it: it only lets the
+// very same executable take a dataset as its own when its VCS revision cannot (a build from a modified tree,
+// "+dirty": a researcher editing a spec in a checkout). "" when there is no cache directory.
+func builtMark(path string) string {
+	cache, err := os.UserCacheDir()
+	abs, err2 := filepath.Abs(path)
+	if err != nil || err2 != nil {
+		return ""
+	}
+	h := sha256.Sum256([]byte(abs))
+	return filepath.Join(cache, "lbsweep", "built", hex.EncodeToString(h[:16]))
+}
+
+// markText is what builtMark holds for the files path and spath as they are now.
+func markText(path, spath string) string {
+	var b strings.Builder
+	b.WriteString(buildID())
+	for _, p := range []string{path, spath} {
+		if p == "" {
+			continue
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			return ""
+		}
+		fmt.Fprintf(&b, "\n%s %d %d", filepath.Base(p), fi.Size(), fi.ModTime().UnixNano())
+	}
+	return b.String() + "\n"
+}
+
+// markBuilt records that this executable wrote (or checked) path and spath as they are now; an error is ignored (the
+// mark only saves a rerun).
+func markBuilt(path, spath string) {
+	m := builtMark(path)
+	if t := markText(path, spath); t != "" && m != "" && os.MkdirAll(filepath.Dir(m), 0o755) == nil {
+		os.WriteFile(m, []byte(t), 0o644)
+	}
+}
+
+// markedBuilt reports whether builtMark says this executable wrote path and spath, unchanged since.
+func markedBuilt(path, spath string) bool {
+	m := builtMark(path)
+	if m == "" {
+		return false
+	}
+	b, err := os.ReadFile(m)
+	t := markText(path, spath)
+	return err == nil && t != "" && string(b) == t
 }

@@ -176,11 +176,11 @@ func TestSeriesComplete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !seriesComplete(spath, s.SHA256, meta) {
+	if !seriesComplete(spath, s, meta) {
 		t.Error("a finished sweep's time-series table is not complete")
 	}
-	if seriesComplete(spath, "another sha", meta) {
-		t.Error("a time-series table of another spec counts")
+	if seriesComplete(spath, seriesParse(t, strings.Replace(seriesSpec, "seed = 3", "seed = 4", 1)), meta) {
+		t.Error("a time-series table of a spec with other runs counts")
 	}
 	other := append([]results.KV(nil), meta...)
 	for i := range other {
@@ -188,14 +188,14 @@ func TestSeriesComplete(t *testing.T) {
 			other[i].Value = "0123abc"
 		}
 	}
-	if seriesComplete(spath, s.SHA256, other) {
+	if seriesComplete(spath, s, other) {
 		t.Error("a time-series table of another build than its runs table counts")
 	}
-	if seriesComplete(path, s.SHA256, meta) {
+	if seriesComplete(path, s, meta) {
 		t.Error("the runs table counts as a time-series table")
 	}
 	os.Remove(spath)
-	if seriesComplete(spath, s.SHA256, meta) {
+	if seriesComplete(spath, s, meta) {
 		t.Error("a missing time-series table counts")
 	}
 	// The other half of "up to date": the build. Only a clean, stamped build of the same revision counts.
@@ -357,7 +357,7 @@ func TestSeriesResume(t *testing.T) {
 	// Its series chunk 0 is made from the other spec's table: rows of other runs, other metadata.
 	b, _ := os.ReadFile(filepath.Join(otherDir, "many", results.SeriesDir, FileName))
 	os.WriteFile(filepath.Join(p, seriesChunkName(0)), b, 0o644)
-	if _, err := Run(context.Background(), s, Options{Dir: dir, Every: -1}); err == nil || !strings.Contains(err.Error(), "another version") {
+	if _, err := Run(context.Background(), s, Options{Dir: dir, Every: -1}); err == nil || !strings.Contains(err.Error(), "with other runs") {
 		t.Errorf("series chunk of another spec: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(p, chunkName(1000))); err != nil {

@@ -132,9 +132,14 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	} else if err == nil {
 		meta, rows, err := results.ReadMeta(path) // the footer first; the data is read only if the footer says complete
 		sha := results.Lookup(meta, results.KeySpecSHA256)
-		complete := err == nil && sha == s.SHA256 && rows == int64(hi-lo)
-		seriesOK := tb.series == nil || seriesComplete(spath, s.SHA256, meta)
-		if complete && seriesOK && !o.Force && sameBinary(meta, revision()) {
+		sameRuns := err == nil && s.SameRuns(meta)
+		complete := sameRuns && rows == int64(hi-lo)
+		seriesOK := tb.series == nil || seriesComplete(spath, s, meta)
+		sp := ""
+		if tb.series != nil {
+			sp = spath
+		}
+		if complete && seriesOK && !o.Force && (sameBinary(meta, revision()) || revision() != "unknown" && markedBuilt(path, sp)) {
 			// Up to date by its footer. Its data must also read back, with the model's columns: a damaged page or a
 			// renamed column would otherwise be "up to date" here and refused by every reader.
 			if bad := readBack(path, tb.runs.cols); bad != nil {
@@ -143,6 +148,21 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 				fmt.Fprintf(o.Log, "sweep: %s: %s is damaged (%v): rerunning\n", s.Name, spath, bad)
 			} else {
 				sum.UpToDate = true
+				if sha != s.SHA256 && lockErr == nil {
+					// Only what does not determine the runs changed (figures, tables, claims, text): the rows stay,
+					// and the metadata is brought up to this spec, so the dataset is what a fresh sweep would write.
+					fmt.Fprintf(o.Log, "sweep: %s: the spec changed only in what does not determine its runs (figures, tables, claims, text): %s keeps its rows and takes the new spec's metadata, nothing re-simulated\n", s.Name, path)
+					one := []chunk{{path: path, spath: spath}}
+					if tb.series != nil {
+						if err := concat(ctx, spath, tb.series, one, func(c chunk) string { return c.spath }); err != nil {
+							return sum, err
+						}
+					}
+					if err := concat(ctx, path, tb.runs, one, func(c chunk) string { return c.path }); err != nil {
+						return sum, err
+					}
+					markBuilt(path, sp)
+				}
 				// A sweep killed between renaming the file into place and removing its progress leaves them behind.
 				if prog := progressDir(dir, o.Shard); lockErr == nil && exists(prog) {
 					return sum, os.RemoveAll(prog)
@@ -151,8 +171,8 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 			}
 		}
 		switch {
-		case err == nil && sha != s.SHA256:
-			fmt.Fprintf(o.Log, "sweep: %s: the spec changed since %s was written: it will be replaced\n", s.Name, path)
+		case err == nil && !sameRuns:
+			fmt.Fprintf(o.Log, "sweep: %s: the spec's runs changed since %s was written (its model, grid, seed or replications): it will be replaced\n", s.Name, path)
 		case complete && !seriesOK:
 			fmt.Fprintf(o.Log, "sweep: %s: %s is complete, but its time-series table %s is missing or not from the same sweep: rerunning\n", s.Name, path, spath)
 		case complete && !o.Force && revision() == "unknown":
@@ -191,6 +211,11 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	if err := concat(ctx, path, tb.runs, chunks, func(c chunk) string { return c.path }); err != nil {
 		return sum, err
 	}
+	sp := ""
+	if tb.series != nil {
+		sp = spath
+	}
+	markBuilt(path, sp)
 	if err := os.RemoveAll(prog); err != nil {
 		return sum, err
 	}
@@ -233,9 +258,10 @@ type tables struct {
 }
 
 func tablesOf(s *experiments.Spec) tables {
-	tb := tables{runs: &table{model.Columns(s.Model), withRevision(results.Provenance(s.Text, s.SHA256, s.Model.Name())), results.DefaultRowGroup}}
+	runsKey := results.KV{Key: results.KeyRunsSHA256, Value: s.RunsKey()}
+	tb := tables{runs: &table{model.Columns(s.Model), append(withRevision(results.Provenance(s.Text, s.SHA256, s.Model.Name())), runsKey), results.DefaultRowGroup}}
 	if sm, ok := s.Model.(model.SeriesModel); ok {
-		tb.series = &table{model.SeriesColumns(sm), withRevision(results.SeriesProvenance(s.Text, s.SHA256, s.Model.Name())), s.SeriesRowGroup()}
+		tb.series = &table{model.SeriesColumns(sm), append(withRevision(results.SeriesProvenance(s.Text, s.SHA256, s.Model.Name())), runsKey), s.SeriesRowGroup()}
 	}
 	return tb
 }
@@ -257,16 +283,17 @@ func withRevision(meta []results.KV) []results.KV {
 
 // seriesComplete reports whether spath is a time-series table written from the spec with hash sha by the same build
 // as the runs table whose metadata is meta.
-func seriesComplete(spath, sha string, meta []results.KV) bool {
+func seriesComplete(spath string, s *experiments.Spec, meta []results.KV) bool {
 	smeta, _, err := results.ReadMeta(spath)
-	return err == nil && results.Lookup(smeta, results.KeySpecSHA256) == sha &&
+	return err == nil && s.SameRuns(smeta) && results.Lookup(smeta, results.KeySpecSHA256) == results.Lookup(meta, results.KeySpecSHA256) &&
 		results.Lookup(smeta, results.KeyTable) == results.TableSeries &&
 		results.Lookup(smeta, results.KeyRevision) == results.Lookup(meta, results.KeyRevision)
 }
 
 // sameBinary reports whether the dataset with metadata meta was written by the build of revision rev (this one's,
-// revision()): the same clean VCS revision. A dirty or unstamped build (go run, go test) never counts, so
-// changed model code always reruns.
+// revision()): the same clean VCS revision. A dirty or unstamped build (go run, go test) never counts by it, so
+// changed model code always reruns; a dirty build counts only for a dataset that the very same executable wrote
+// (markedBuilt, its build ID).
 func sameBinary(meta []results.KV, rev string) bool {
 	return rev != "unknown" && !strings.HasSuffix(rev, "+dirty") && results.Lookup(meta, results.KeyRevision) == rev
 }
@@ -337,8 +364,8 @@ func loadProgress(prog string, s *experiments.Spec, cols []schema.Column, lo, hi
 			}
 		}
 		t, err := results.ReadFile(p)
-		if err == nil && t.MetaValue(results.KeySpecSHA256) != s.SHA256 {
-			err = fmt.Errorf("finished runs in %s come from another version of %s", prog, s.File)
+		if err == nil && !s.SameRuns(t.Meta) {
+			err = fmt.Errorf("finished runs in %s come from a version of %s with other runs (another model, grid, seed or replications)", prog, s.File)
 		}
 		if rev := revision(); err == nil && t.MetaValue(results.KeyRevision) != rev {
 			err = fmt.Errorf("finished runs in %s were made by another build (revision %s, this one %s): mixing them would mix model code", prog, t.MetaValue(results.KeyRevision), rev)
@@ -389,8 +416,8 @@ func checkSeries(path string, s *experiments.Spec, lo, hi int, rev string) error
 		switch {
 		case results.Lookup(meta, results.KeyTable) != results.TableSeries:
 			return fmt.Errorf("not a time-series table (%s = %q)", results.KeyTable, results.Lookup(meta, results.KeyTable))
-		case results.Lookup(meta, results.KeySpecSHA256) != s.SHA256:
-			return fmt.Errorf("it comes from another version of %s", s.File)
+		case !s.SameRuns(meta):
+			return fmt.Errorf("it comes from a version of %s with other runs", s.File)
 		case results.Lookup(meta, results.KeyRevision) != rev:
 			return fmt.Errorf("it was made by another build (revision %s, want %s)", results.Lookup(meta, results.KeyRevision), rev)
 		}

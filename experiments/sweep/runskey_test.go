@@ -1,0 +1,96 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"lbsweep/results"
+)
+
+// TestEditOutsideTheRunsKeepsTheData guards the dataset key (Spec.RunsKey): an edit to a spec that does not change its
+// runs (a figure added, a comment, a description) no longer throws the dataset away. plot and check accept the old
+// dataset; sweep simulates nothing and rewrites only the metadata, giving the file a fresh sweep of the edited spec
+// writes, byte for byte. (Before, the spec's SHA-256 covered the whole file, and such an edit re-simulated every
+// run.) An edit of the runs (a horizon) is still refused by the readers and re-simulated by sweep.
+func TestEditOutsideTheRunsKeepsTheData(t *testing.T) {
+	stamped(t)
+	dir, fresh := t.TempDir(), t.TempDir()
+	s := mustParse(t, smallSpec)
+	if _, err := Run(context.Background(), s, Options{Dir: dir, Workers: 2, Every: -1}); err != nil {
+		t.Fatal(err)
+	}
+	edited := mustParse(t, "# a comment\n"+replaceOnce(smallSpec, "seed = 11", "seed = 11\ndescription = \"x\"")+
+		"\n[[figure]]\nname = \"f\"\nkind = \"metric\"\ntitle = \"new\"\nx = \"lambda\"\ny = \"mean_sojourn\"\nseries = \"policy\"\n")
+	if edited.SHA256 == s.SHA256 || edited.RunsKey() != s.RunsKey() {
+		t.Fatalf("spec SHA-256 equal %v, runs key equal %v: want the text to differ and the runs not", edited.SHA256 == s.SHA256, edited.RunsKey() == s.RunsKey())
+	}
+	if _, err := edited.ReadResults(dir); err != nil {
+		t.Errorf("the readers refuse a dataset of the same runs: %v", err)
+	}
+	var log strings.Builder
+	sum, err := Run(context.Background(), edited, Options{Dir: dir, Workers: 2, Every: -1, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.UpToDate || sum.Events != 0 || !strings.Contains(log.String(), "nothing re-simulated") {
+		t.Errorf("up to date %v, %d events simulated, log %q: want nothing simulated", sum.UpToDate, sum.Events, log.String())
+	}
+	if _, err := Run(context.Background(), edited, Options{Dir: fresh, Workers: 1, Every: -1}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "small", FileName))
+	want, _ := os.ReadFile(filepath.Join(fresh, "small", FileName))
+	if len(want) == 0 || !bytes.Equal(got, want) {
+		t.Errorf("the kept dataset (%d bytes) differs from a fresh sweep of the edited spec (%d bytes)", len(got), len(want))
+	}
+	meta, _, err := results.ReadMeta(filepath.Join(dir, "small", FileName))
+	if err != nil || results.Lookup(meta, results.KeySpec) != edited.Text {
+		t.Errorf("the dataset's spec text is not the edited spec's (%v)", err)
+	}
+	// Runs that change: refused by the readers, re-simulated by sweep.
+	runs := mustParse(t, replaceOnce(smallSpec, "horizon = 300.0", "horizon = 301.0"))
+	if _, err := runs.ReadResults(dir); err == nil || !strings.Contains(err.Error(), "its model, grid, seed or replications differ") {
+		t.Errorf("a dataset of other runs: %v", err)
+	}
+	if sum, err := Run(context.Background(), runs, Options{Dir: dir, Workers: 2, Every: -1}); err != nil || sum.UpToDate || sum.Events == 0 {
+		t.Errorf("a spec with other runs: up to date %v, %d events, %v: want a rerun", sum.UpToDate, sum.Events, err)
+	}
+}
+
+// TestDirtyBuildKnowsItsOwnDataset guards the build mark (markedBuilt): a build from a modified tree ("+dirty", as
+// any checkout where a spec is being edited builds) takes a dataset as up to date when this very executable wrote
+// it and it is unchanged since, so editing a figure does not re-simulate; a dataset changed since (here its
+// modification time) or written by another executable reruns, as every dataset did for a dirty build before.
+func TestDirtyBuildKnowsItsOwnDataset(t *testing.T) {
+	old := revision
+	revision = func() string { return "0123abc+dirty" }
+	t.Cleanup(func() { revision = old })
+	dir := t.TempDir()
+	s := mustParse(t, smallSpec)
+	if _, err := Run(context.Background(), s, Options{Dir: dir, Workers: 2, Every: -1}); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Run(context.Background(), s, Options{Dir: dir, Workers: 2, Every: -1})
+	if err != nil || !sum.UpToDate {
+		t.Errorf("the same dirty executable reran its own dataset (up to date %v, %v)", sum.UpToDate, err)
+	}
+	path := filepath.Join(dir, "small", FileName)
+	fi, _ := os.Stat(path)
+	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := Run(context.Background(), s, Options{Dir: dir, Workers: 2, Every: -1}); err != nil || sum.UpToDate {
+		t.Errorf("a dataset changed since the mark counts as up to date (%v)", err)
+	}
+	if err := os.WriteFile(builtMark(path), []byte("go:another\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := Run(context.Background(), s, Options{Dir: dir, Workers: 2, Every: -1}); err != nil || sum.UpToDate {
+		t.Errorf("a dataset marked by another executable counts as up to date for a dirty build (%v)", err)
+	}
+}
