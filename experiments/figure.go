@@ -337,38 +337,72 @@ func (d *decoder) checkTimeseries(s *Spec) error {
 // selectRuns counts the runs of s whose identity and parameter columns match where, and names the columns among
 // replication and the parameters whose values differ between those runs, in column order.
 func (s *Spec) selectRuns(where []results.Cond) (int, []string) {
-	ps := s.Model.Params()
-	cols := model.Columns(s.Model)[:model.IdentityColumns+len(ps)]
-	const (
-		cExperiment = iota
-		cPoint
-		cReplication
-		cSeed
-	)
-	idx := make([]int, len(where))
-	var needPoint, needSeed bool
-	for k, c := range where {
-		idx[k] = colIndex(cols, c.Column)
-		needPoint = needPoint || idx[k] == cPoint
-		needSeed = needSeed || idx[k] == cSeed
-	}
-	row := make(results.Row, len(cols))
-	row[cExperiment] = results.Str(s.Name)
+	cols := model.Columns(s.Model)[:model.IdentityColumns+len(s.Model.Params())]
 	var first results.Row
 	varies := make([]bool, len(cols))
 	n := 0
+	s.walkRuns(where, true, func(row results.Row) bool {
+		if n++; first == nil {
+			first = append(results.Row(nil), row...)
+			return true
+		}
+		for c := range cols {
+			if !varies[c] && !results.Equal(cols[c].Type, row[c], first[c]) {
+				varies[c] = true
+			}
+		}
+		return true
+	})
+	var names []string
+	for c, v := range varies {
+		if v && c != colPoint && c != colSeed { // they vary with the others
+			names = append(names, cols[c].Name)
+		}
+	}
+	return n, names
+}
+
+// The identity columns' indices (model.IdentityColumns).
+const (
+	colExperiment = iota
+	colPoint
+	colReplication
+	colSeed
+)
+
+// walkRuns calls fn with the identity and parameter cells of each run of s that matches where (conditions on those
+// columns), in run order, until fn returns false. perRun walks every replication; otherwise only replication 0 of
+// each point is looked at (enough when where names neither replication nor seed), and the point and seed cells are
+// filled only when where names them. The row is reused between calls.
+func (s *Spec) walkRuns(where []results.Cond, perRun bool, fn func(row results.Row) bool) {
+	ps := s.Model.Params()
+	cols := model.Columns(s.Model)[:model.IdentityColumns+len(ps)]
+	idx := make([]int, len(where))
+	needPoint, needSeed := perRun, perRun // a caller that sees every run gets every cell
+	for k, c := range where {
+		idx[k] = colIndex(cols, c.Column)
+		perRun = perRun || idx[k] == colReplication || idx[k] == colSeed
+		needPoint = needPoint || idx[k] == colPoint
+		needSeed = needSeed || idx[k] == colSeed
+	}
+	row := make(results.Row, len(cols))
+	row[colExperiment] = results.Str(s.Name)
+	reps := 1
+	if perRun {
+		reps = s.Replications
+	}
 	for p := range s.Points() {
 		pt, _ := s.Point(p)
 		if needPoint {
-			row[cPoint] = results.Str(Key(ps, pt))
+			row[colPoint] = results.Str(Key(ps, pt))
 		}
 		for k, prm := range ps {
 			row[model.IdentityColumns+k] = prm.Cell(pt[k])
 		}
-		for r := range s.Replications {
-			row[cReplication] = results.Int(int64(r))
+		for r := range reps {
+			row[colReplication] = results.Int(int64(r))
 			if needSeed {
-				row[cSeed] = results.Int(int64(RunSeed(s.Seed, ps, pt, r).Run))
+				row[colSeed] = results.Int(int64(RunSeed(s.Seed, ps, pt, r).Run))
 			}
 			match := true
 			for k, c := range where {
@@ -377,27 +411,11 @@ func (s *Spec) selectRuns(where []results.Cond) (int, []string) {
 					break
 				}
 			}
-			if !match {
-				continue
-			}
-			if n++; first == nil {
-				first = append(results.Row(nil), row...)
-				continue
-			}
-			for c := range cols {
-				if !varies[c] && !results.Equal(cols[c].Type, row[c], first[c]) {
-					varies[c] = true
-				}
+			if match && !fn(row) {
+				return
 			}
 		}
 	}
-	var names []string
-	for c, v := range varies {
-		if v && c != cPoint && c != cSeed { // they vary with the others
-			names = append(names, cols[c].Name)
-		}
-	}
-	return n, names
 }
 
 // names decodes a column name or a list of them ("" and [] mean none).

@@ -75,52 +75,15 @@ func (d *decoder) selects(s *Spec, where []results.Cond, table string, i int, ke
 	return d.errf(table, i, key, "%s selects no run of the grid: each of %s holds in some run, but never all together", what, strings.Join(texts, ", "))
 }
 
-// selectsAny reports whether some run of s matches where, whose columns are identity and parameter columns: the
-// points are walked in grid order and the first match ends the walk (the replications are walked only when where
-// names replication or seed).
+// selectsAny reports whether some run of s matches where, whose columns are identity and parameter columns; the
+// first match ends the walk.
 func (s *Spec) selectsAny(where []results.Cond) bool {
-	ps := s.Model.Params()
-	cols := model.Columns(s.Model)[:model.IdentityColumns+len(ps)]
-	const (
-		cExperiment = iota
-		cPoint
-		cReplication
-		cSeed
-	)
-	idx := make([]int, len(where))
-	perRun := false
-	for k, c := range where {
-		idx[k] = colIndex(cols, c.Column)
-		perRun = perRun || idx[k] == cReplication || idx[k] == cSeed
-	}
-	row := make(results.Row, len(cols))
-	row[cExperiment] = results.Str(s.Name)
-	reps := 1
-	if perRun {
-		reps = s.Replications
-	}
-	for p := range s.Points() {
-		pt, _ := s.Point(p)
-		row[cPoint] = results.Str(Key(ps, pt))
-		for k, prm := range ps {
-			row[model.IdentityColumns+k] = prm.Cell(pt[k])
-		}
-		for r := range reps {
-			row[cReplication] = results.Int(int64(r))
-			row[cSeed] = results.Int(int64(RunSeed(s.Seed, ps, pt, r).Run))
-			match := true
-			for k, c := range where {
-				if !results.Equal(cols[idx[k]].Type, row[idx[k]], c.Value) {
-					match = false
-					break
-				}
-			}
-			if match {
-				return true
-			}
-		}
-	}
-	return false
+	found := false
+	s.walkRuns(where, false, func(results.Row) bool {
+		found = true
+		return false
+	})
+	return found
 }
 
 // gridValues lists the distinct values of the identity or parameter column col over the grid, in grid order, at most
