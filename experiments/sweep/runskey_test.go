@@ -94,3 +94,71 @@ func TestDirtyBuildKnowsItsOwnDataset(t *testing.T) {
 		t.Errorf("a dataset marked by another executable counts as up to date for a dirty build (%v)", err)
 	}
 }
+
+// TestIncrementalSweepSimulatesOnlyNewRuns guards incremental sweeps (reused): a value added to an axis, or more
+// replications, simulates only the new runs and takes the others from the dataset it replaces; a removed value's runs
+// are dropped; the file is a fresh sweep's of the new spec byte for byte, its time series too. (Before, any change of
+// the spec re-simulated every run.)
+func TestIncrementalSweepSimulatesOnlyNewRuns(t *testing.T) {
+	stamped(t)
+	for _, c := range []struct {
+		name, old, new string
+		reused, runs   int
+	}{
+		{"a lambda added", "lambda = { from = 0.5, to = 0.9, step = 0.1 }", "lambda = [0.5, 0.6, 0.65, 0.7, 0.8, 0.9]", 75, 90},
+		{"a lambda removed", "lambda = { from = 0.5, to = 0.9, step = 0.1 }", "lambda = [0.5, 0.7, 0.8, 0.9]", 60, 60},
+		{"more replications", "replications = 3", "replications = 5", 75, 125},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, fresh := t.TempDir(), t.TempDir()
+			if _, err := Run(context.Background(), mustParse(t, smallSpec), Options{Dir: dir, Workers: 2, Every: -1}); err != nil {
+				t.Fatal(err)
+			}
+			s := mustParse(t, replaceOnce(smallSpec, c.old, c.new))
+			sum, err := Run(context.Background(), s, Options{Dir: dir, Workers: 2, Every: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Reused != c.reused || sum.Runs != c.runs {
+				t.Errorf("reused %d of %d runs, want %d of %d", sum.Reused, sum.Runs, c.reused, c.runs)
+			}
+			if _, err := Run(context.Background(), s, Options{Dir: fresh, Workers: 1, Every: -1}); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(filepath.Join(dir, "small", FileName))
+			want, _ := os.ReadFile(filepath.Join(fresh, "small", FileName))
+			if len(want) == 0 || !bytes.Equal(got, want) {
+				t.Errorf("the incremental dataset (%d bytes) differs from a fresh sweep (%d bytes)", len(got), len(want))
+			}
+		})
+	}
+	// A time series too: the series rows of the runs taken are the old file's.
+	dir, fresh := t.TempDir(), t.TempDir()
+	if _, err := Run(context.Background(), seriesParse(t, seriesSpec), Options{Dir: dir, Workers: 2, Every: -1}); err != nil {
+		t.Fatal(err)
+	}
+	s := seriesParse(t, strings.Replace(seriesSpec, "n = [1, 2, 5]", "n = [1, 3, 5]", 1))
+	sum, err := Run(context.Background(), s, Options{Dir: dir, Workers: 2, Every: -1})
+	if err != nil || sum.Reused != 8 {
+		t.Fatalf("series: reused %d runs (%v), want 8", sum.Reused, err)
+	}
+	if _, err := Run(context.Background(), s, Options{Dir: fresh, Workers: 1, Every: -1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{FileName, filepath.Join(results.SeriesDir, FileName)} {
+		got, _ := os.ReadFile(filepath.Join(dir, "ser", f))
+		want, _ := os.ReadFile(filepath.Join(fresh, "ser", f))
+		if len(want) == 0 || !bytes.Equal(got, want) {
+			t.Errorf("series: the incremental %s differs from a fresh sweep's", f)
+		}
+	}
+	// A build that is not this one's (another revision, and the mark of another executable): nothing taken.
+	revision = func() string { return "4567def" }
+	if err := os.WriteFile(builtMark(filepath.Join(dir, "ser", FileName)), []byte("go:another\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s2 := seriesParse(t, strings.Replace(seriesSpec, "n = [1, 2, 5]", "n = [1, 3]", 1))
+	if sum, err := Run(context.Background(), s2, Options{Dir: dir, Workers: 2, Every: -1}); err != nil || sum.Reused != 0 {
+		t.Errorf("another build reused %d runs (%v)", sum.Reused, err)
+	}
+}

@@ -60,6 +60,7 @@ type Summary struct {
 	SeriesPath string // the time-series table's file (a model.SeriesModel's), "" for other models
 	Runs       int    // runs in this sweep (or shard)
 	Resumed    int    // runs found finished from an earlier, interrupted sweep
+	Reused     int    // runs taken from the dataset this sweep replaced (same runs, same build), not simulated
 	UpToDate   bool   // the dataset existed, from this spec and this clean build: nothing was run
 	Events     int64  // simulated events (or the model's cost estimate) of the runs done now
 	Elapsed    time.Duration
@@ -129,7 +130,9 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return sum, fmt.Errorf("%s is a directory: the dataset file cannot be written there", path)
-	} else if err == nil {
+	}
+	var ru *reused
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
 		meta, rows, err := results.ReadMeta(path) // the footer first; the data is read only if the footer says complete
 		sha := results.Lookup(meta, results.KeySpecSHA256)
 		sameRuns := err == nil && s.SameRuns(meta)
@@ -178,6 +181,9 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 		case complete && !o.Force && revision() == "unknown":
 			fmt.Fprintf(o.Log, "sweep: %s: %s is complete, but this build carries no VCS revision (go run, or GOFLAGS=-buildvcs=false), so it cannot tell the dataset is its own: rerunning (build with -buildvcs=auto, as make does, to skip up-to-date datasets)\n", s.Name, path)
 		}
+		if err == nil && !sameRuns && !o.Force && lockErr == nil {
+			ru = loadReused(s, tb, path, spath, meta, sameBinary(meta, revision()) || revision() != "unknown" && markedBuilt(path, sp))
+		}
 	}
 	if lockErr != nil {
 		return sum, lockErr
@@ -191,7 +197,10 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	if sum.Resumed > 0 {
 		fmt.Fprintf(o.Log, "sweep: %s: resuming: %d of %d runs already finished\n", s.Name, sum.Resumed, hi-lo)
 	}
-	evs, err := runRange(ctx, s, o, prog, tb, done, hi, &chunks, start)
+	evs, err := runRange(ctx, s, o, prog, tb, done, hi, &chunks, start, ru, &sum.Reused)
+	if sum.Reused > 0 {
+		fmt.Fprintf(o.Log, "sweep: %s: %d of %d runs taken from the dataset it replaces (the same runs by the same build), %d simulated\n", s.Name, sum.Reused, hi-done, hi-done-sum.Reused)
+	}
 	sum.Events = evs
 	if err != nil {
 		return sum, err
@@ -470,7 +479,7 @@ func (o *runOrder) next(key string, rep int64) bool {
 
 // runRange runs [from, to) on the worker pool and appends their rows, in order, to new chunks in prog (and their
 // time-series rows to the series chunks beside them).
-func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, tb tables, from, to int, chunks *[]chunk, start time.Time) (int64, error) {
+func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, tb tables, from, to int, chunks *[]chunk, start time.Time, ru *reused, nReused *int) (int64, error) {
 	total := to - from
 	if total == 0 {
 		return 0, nil
@@ -491,6 +500,7 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 		series []schema.Row // the model's series cells, without the identity and parameter columns
 		ev     int64
 		at     time.Time // when the run finished
+		reused bool      // taken from the dataset replaced (reused), not simulated
 	}
 	jobs := make(chan int)
 	out := make(chan done, window)
@@ -515,6 +525,14 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 	for range workers {
 		go func() {
 			for i := range jobs {
+				if row, series, ok := ru.take(s, i); ok {
+					select {
+					case out <- done{i, row, series, 0, time.Now(), true}:
+					case <-ctx.Done():
+						return
+					}
+					continue
+				}
 				row, series, err := runOne(ctx, s, i, tb, th)
 				if err != nil {
 					cancel(err)
@@ -527,7 +545,7 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 					ev = int64(s.Model.Cost(s.Run(i).Point))
 				}
 				select {
-				case out <- done{i, row, series, ev, time.Now()}:
+				case out <- done{i, row, series, ev, time.Now(), false}:
 				case <-ctx.Done():
 					return
 				}
@@ -673,7 +691,14 @@ func runRange(ctx context.Context, s *experiments.Spec, o Options, prog string, 
 				oldest = d.at
 			}
 			events += d.ev
-			if o.Every > 0 {
+			if d.reused {
+				*nReused++
+			}
+			switch {
+			case o.Every <= 0:
+			case d.reused: // no time spent: not part of the work the ETA measures
+				costAll -= costOf(next)
+			default:
 				costDone += costOf(next)
 			}
 			next++
