@@ -2,6 +2,11 @@ package sweep
 
 import (
 	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
 
 	"lbsweep/experiments"
 	"lbsweep/model"
@@ -77,4 +82,72 @@ func (r *reused) take(s *experiments.Spec, i int) (schema.Row, []schema.Row, boo
 		return nil, nil, false
 	}
 	return row, r.series[runKey(run.Key, int64(run.Replication))], true
+}
+
+// newName is where a sweep writes the new version of the dataset file path before comparing it with path (keepSame):
+// a hidden name not ending in .parquet, so no reader takes it for a part of the dataset.
+func newName(path string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".new")
+}
+
+// keepSame compares the new files newName(path) (and newName(spath), spath "" for no time series) with the files
+// path and spath they are to replace. When each pair holds the same columns and rows and the same metadata but for
+// KeyRevision (the build that wrote it: a new commit re-simulating the same runs), the new files are removed, the old
+// ones kept byte for byte and their modification time set to now (make's rule then sees them fresh), and it returns
+// true. Otherwise (or when an old file is missing or unreadable) it changes nothing and returns false.
+func keepSame(path, spath string) bool {
+	pairs := [][2]string{{path, newName(path)}}
+	if spath != "" {
+		pairs = append(pairs, [2]string{spath, newName(spath)})
+	}
+	for _, p := range pairs {
+		if !sameButRevision(p[0], p[1]) {
+			return false
+		}
+	}
+	now := time.Now()
+	for _, p := range pairs {
+		os.Remove(p[1])
+		os.Chtimes(p[0], now, now)
+	}
+	return true
+}
+
+// sameButRevision reports whether the files a and b hold the same columns, rows and metadata but for KeyRevision.
+func sameButRevision(a, b string) bool {
+	ta, err := results.ReadFile(a)
+	if err != nil {
+		return false
+	}
+	tb, err := results.ReadFile(b)
+	if err != nil || !slices.Equal(ta.Columns, tb.Columns) || len(ta.Rows) != len(tb.Rows) || len(ta.Meta) != len(tb.Meta) {
+		return false
+	}
+	for i, kv := range ta.Meta {
+		if kv.Key != tb.Meta[i].Key || kv.Key != results.KeyRevision && kv.Value != tb.Meta[i].Value {
+			return false
+		}
+	}
+	for i, ra := range ta.Rows {
+		for j, c := range ra {
+			if !sameCell(c, tb.Rows[i][j]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sameCell reports whether two cells hold the same value bit for bit (results.Equal compares floats within a
+// tolerance, for selections; here a changed last bit is a changed dataset).
+func sameCell(a, b schema.Cell) bool {
+	if a.Valid != b.Valid || a.I != b.I || a.B != b.B || a.S != b.S || math.Float64bits(a.F) != math.Float64bits(b.F) || len(a.L) != len(b.L) {
+		return false
+	}
+	for k := range a.L {
+		if math.Float64bits(a.L[k]) != math.Float64bits(b.L[k]) {
+			return false
+		}
+	}
+	return true
 }

@@ -162,3 +162,45 @@ func TestIncrementalSweepSimulatesOnlyNewRuns(t *testing.T) {
 		t.Errorf("another build reused %d runs (%v)", sum.Reused, err)
 	}
 }
+
+// TestRerunOfTheSameRowsKeepsTheFile guards keepSame: a new build (another revision) that re-simulates a dataset and
+// gets the same rows leaves the file as it was, byte for byte, so a checkout whose committed datasets the Quick start
+// re-simulates stays clean (before, every file changed by its revision stamp alone); that build then takes the file
+// as up to date (its mark).
+func TestRerunOfTheSameRowsKeepsTheFile(t *testing.T) {
+	stamped(t)
+	dir := t.TempDir()
+	s := seriesParse(t, seriesSpec)
+	if _, err := Run(context.Background(), s, Options{Dir: dir, Workers: 2, Every: -1}); err != nil {
+		t.Fatal(err)
+	}
+	files := []string{filepath.Join(dir, "ser", FileName), filepath.Join(dir, "ser", results.SeriesDir, FileName)}
+	var before [][]byte
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		before = append(before, b)
+	}
+	revision = func() string { return "4567def" }
+	if err := os.WriteFile(builtMark(files[0]), []byte("go:another\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	sum, err := Run(context.Background(), s, Options{Dir: dir, Workers: 2, Every: -1, Log: &log})
+	if err != nil || sum.UpToDate || sum.Events == 0 {
+		t.Fatalf("another build: up to date %v, %d events, %v: want a rerun", sum.UpToDate, sum.Events, err)
+	}
+	for k, f := range files {
+		if b, _ := os.ReadFile(f); !bytes.Equal(b, before[k]) {
+			t.Errorf("%s changed though its rows did not", f)
+		}
+	}
+	if !strings.Contains(log.String(), "the file is kept as it was") {
+		t.Errorf("log: %q", log.String())
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "ser")); len(ents) != 2 {
+		t.Errorf("left %d entries beside the dataset, want 2", len(ents))
+	}
+	if sum, err := Run(context.Background(), s, Options{Dir: dir, Workers: 2, Every: -1}); err != nil || !sum.UpToDate {
+		t.Errorf("the build that kept the file reruns it again (%v)", err)
+	}
+}

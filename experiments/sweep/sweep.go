@@ -127,6 +127,10 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	if lockErr == nil {
 		results.RemoveTemps(path) // a sweep killed while writing the final file left its temporary behind
 		results.RemoveTemps(spath)
+		for _, p := range []string{newName(path), newName(spath)} { // or its new files, not yet compared
+			os.Remove(p)
+			results.RemoveTemps(p)
+		}
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return sum, fmt.Errorf("%s is a directory: the dataset file cannot be written there", path)
@@ -206,23 +210,37 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 		return sum, err
 	}
 	sort.Slice(chunks, func(i, j int) bool { return chunks[i].first < chunks[j].first })
+	// Both files are written beside the dataset first (newName), then compared with the files they replace: a rerun
+	// that gives the same rows and metadata but for the revision that built it keeps the old files as they are
+	// (keepSame), so a checkout whose committed datasets are re-simulated by a new build stays clean.
+	sp := ""
 	if tb.series != nil { // first, as its chunks were: a dataset file without its series is never up to date
+		sp = spath
 		if err := os.MkdirAll(filepath.Dir(spath), 0o755); err != nil {
 			return sum, err
 		}
-		if err := concat(ctx, spath, tb.series, chunks, func(c chunk) string { return c.spath }); err != nil {
+		if err := concat(ctx, newName(spath), tb.series, chunks, func(c chunk) string { return c.spath }); err != nil {
 			return sum, err
 		}
 	} else if err := os.Remove(spath); err == nil { // left by a spec of the same name whose model had a series
 		fmt.Fprintf(o.Log, "sweep: %s: removed %s: model %s has no time series\n", s.Name, spath, s.Model.Name())
 		os.Remove(filepath.Dir(spath)) // if empty
 	}
-	if err := concat(ctx, path, tb.runs, chunks, func(c chunk) string { return c.path }); err != nil {
+	if err := concat(ctx, newName(path), tb.runs, chunks, func(c chunk) string { return c.path }); err != nil {
+		os.Remove(newName(spath))
 		return sum, err
 	}
-	sp := ""
-	if tb.series != nil {
-		sp = spath
+	if keepSame(path, sp) {
+		fmt.Fprintf(o.Log, "sweep: %s: the runs gave the rows %s already holds (it differs only in the revision that built it): the file is kept as it was\n", s.Name, path)
+	} else {
+		if sp != "" {
+			if err := os.Rename(newName(sp), sp); err != nil {
+				return sum, err
+			}
+		}
+		if err := os.Rename(newName(path), path); err != nil {
+			return sum, err
+		}
 	}
 	markBuilt(path, sp)
 	if err := os.RemoveAll(prog); err != nil {
