@@ -133,3 +133,31 @@ export function compare(got, cols, want) {
   if (errs.length === 0 && got.some(([n], i) => n !== cols[i][0])) errs.push(`columns in another order than the schema's`);
   return errs;
 }
+
+// checkFiles checks every dataset file of args (files and directories, as parquetFiles) with check(path, footer,
+// expected), which reads the file with one reader and returns { errs, summary, rows } (errs: one message per
+// difference, compare's). It prints an "ok" or "FAIL" line per file (and the messages under a failure) and returns
+// { passed, failed, rows }; an exception from check fails its file with its first line.
+export async function checkFiles(sweep, args, check) {
+  const schemas = new Map();
+  let passed = 0, failed = 0, rows = 0;
+  for (const path of parquetFiles(args)) {
+    let errs;
+    let summary = '';
+    try {
+      const { numRows, kv } = footer(path);
+      const exp = expected(sweep, path, kv, schemas);
+      const r = await check(path, { numRows, kv }, exp);
+      errs = r.errs;
+      summary = `${exp.model} ${exp.table}: ${r.summary}`;
+      rows += r.rows;
+    } catch (e) {
+      errs = [String(e.message ?? e).split('\n')[0]];
+    }
+    if (errs.length === 0) { passed++; console.log(`ok   ${path}: ${summary}`); continue; }
+    failed++;
+    console.log(`FAIL ${path}${summary ? `: ${summary}` : ''}`);
+    for (const e of errs) console.log(`     ${e}`);
+  }
+  return { passed, failed, rows };
+}

@@ -5,7 +5,7 @@
 // Usage: node duckdb-types.mjs SWEEP_BINARY FILE_OR_DIR...   (run where @duckdb/node-api is installed); a directory
 // stands for every *.parquet under it. Exit 1 if any file fails.
 import { DuckDBInstance } from '@duckdb/node-api';
-import { compare, expected, footer, parquetFiles } from './datasets.mjs';
+import { checkFiles, compare } from './datasets.mjs';
 
 const [sweep, ...args] = process.argv.slice(2);
 if (!sweep || args.length === 0) {
@@ -17,28 +17,13 @@ const want = (t) => type[t] ?? `no DuckDB type for schema type ${t}`;
 const conn = await (await DuckDBInstance.create(':memory:')).connect();
 const rows = async (sql) => (await conn.runAndReadAll(sql)).getRowObjectsJson();
 
-const schemas = new Map();
-let passed = 0, failed = 0, total = 0;
-for (const path of parquetFiles(args)) {
-  let errs;
-  let summary = '';
-  try {
-    const { numRows, kv } = footer(path);
-    const { model, table, cols } = expected(sweep, path, kv, schemas);
-    const src = `read_parquet('${path.replaceAll("'", "''")}')`;
-    const got = (await rows(`DESCRIBE SELECT * FROM ${src}`)).map((c) => [c.column_name, c.column_type]);
-    errs = compare(got, cols, want);
-    const [{ n }] = await rows(`SELECT count(*)::BIGINT::VARCHAR AS n FROM ${src}`);
-    if (Number(n) !== numRows) errs.push(`DuckDB counted ${n} rows, the footer says ${numRows}`);
-    total += Number(n);
-    summary = `${model} ${table}: ${n} rows, ${got.length} columns`;
-  } catch (e) {
-    errs = [String(e.message ?? e).split('\n')[0]];
-  }
-  if (errs.length === 0) { passed++; console.log(`ok   ${path}: ${summary}`); continue; }
-  failed++;
-  console.log(`FAIL ${path}${summary ? `: ${summary}` : ''}`);
-  for (const e of errs) console.log(`     ${e}`);
-}
+const { passed, failed, rows: total } = await checkFiles(sweep, args, async (path, { numRows }, { cols }) => {
+  const src = `read_parquet('${path.replaceAll("'", "''")}')`;
+  const got = (await rows(`DESCRIBE SELECT * FROM ${src}`)).map((c) => [c.column_name, c.column_type]);
+  const errs = compare(got, cols, want);
+  const [{ n }] = await rows(`SELECT count(*)::BIGINT::VARCHAR AS n FROM ${src}`);
+  if (Number(n) !== numRows) errs.push(`DuckDB counted ${n} rows, the footer says ${numRows}`);
+  return { errs, summary: `${n} rows, ${got.length} columns`, rows: Number(n) };
+});
 console.log(`duckdb: ${passed} files passed, ${failed} failed; ${total} rows`);
 process.exit(failed === 0 && passed > 0 ? 0 : 1);

@@ -5,7 +5,7 @@
 // Usage: node polars-check.mjs SWEEP_BINARY FILE_OR_DIR...   (run where nodejs-polars and its platform package are
 // installed); a directory stands for every *.parquet under it. Exit 1 if any file fails.
 import pl from 'nodejs-polars';
-import { compare, expected, footer, parquetFiles } from './datasets.mjs';
+import { checkFiles, compare } from './datasets.mjs';
 
 const [sweep, ...args] = process.argv.slice(2);
 if (!sweep || args.length === 0) {
@@ -15,28 +15,14 @@ if (!sweep || args.length === 0) {
 const dtype = { int64: pl.Int64, double: pl.Float64, string: pl.String ?? pl.Utf8, bool: pl.Bool, 'list<double>': pl.List(pl.Float64) };
 const want = (t) => (dtype[t] ?? { toString: () => `no polars type for schema type ${t}` }).toString();
 
-const schemas = new Map();
-let passed = 0, failed = 0, rows = 0, nullableInts = 0;
-for (const path of parquetFiles(args)) {
-  let errs;
-  let summary = '';
-  try {
-    const { numRows, kv } = footer(path);
-    const { model, table, cols } = expected(sweep, path, kv, schemas);
-    const df = pl.readParquet(path);
-    errs = compare(df.columns.map((c) => [c, df.getColumn(c).dtype.toString()]), cols, want);
-    if (df.height !== numRows) errs.push(`polars read ${df.height} rows, the footer says ${numRows}`);
-    const ints = df.columns.filter((c) => df.getColumn(c).dtype.equals(pl.Int64) && df.getColumn(c).nullCount() > 0).length;
-    nullableInts += ints;
-    rows += df.height;
-    summary = `${model} ${table}: ${df.height} rows, ${df.width} columns (${ints} int64 with nulls)`;
-  } catch (e) {
-    errs = [String(e.message ?? e).split('\n')[0]];
-  }
-  if (errs.length === 0) { passed++; console.log(`ok   ${path}: ${summary}`); continue; }
-  failed++;
-  console.log(`FAIL ${path}${summary ? `: ${summary}` : ''}`);
-  for (const e of errs) console.log(`     ${e}`);
-}
+let nullableInts = 0;
+const { passed, failed, rows } = await checkFiles(sweep, args, async (path, { numRows }, { cols }) => {
+  const df = pl.readParquet(path);
+  const errs = compare(df.columns.map((c) => [c, df.getColumn(c).dtype.toString()]), cols, want);
+  if (df.height !== numRows) errs.push(`polars read ${df.height} rows, the footer says ${numRows}`);
+  const ints = df.columns.filter((c) => df.getColumn(c).dtype.equals(pl.Int64) && df.getColumn(c).nullCount() > 0).length;
+  nullableInts += ints;
+  return { errs, summary: `${df.height} rows, ${df.width} columns (${ints} int64 with nulls)`, rows: df.height };
+});
 console.log(`polars ${pl.version ?? ''}: ${passed} files passed, ${failed} failed; ${rows} rows, ${nullableInts} int64 columns with nulls read as Int64`);
 process.exit(failed === 0 && passed > 0 ? 0 : 1);
