@@ -135,6 +135,10 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return sum, fmt.Errorf("%s is a directory: the dataset file cannot be written there", path)
 	}
+	sp := "" // the time-series file, "" for a model without one
+	if tb.series != nil {
+		sp = spath
+	}
 	var ru *reused
 	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
 		meta, rows, err := results.ReadMeta(path) // the footer first; the data is read only if the footer says complete
@@ -142,11 +146,9 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 		sameRuns := err == nil && s.SameRuns(meta)
 		complete := sameRuns && rows == int64(hi-lo)
 		seriesOK := tb.series == nil || seriesComplete(spath, s, meta)
-		sp := ""
-		if tb.series != nil {
-			sp = spath
-		}
-		if complete && seriesOK && !o.Force && (sameBinary(meta, revision()) || revision() != "unknown" && markedBuilt(path, sp)) {
+		// this build wrote it: the same clean revision, or (a modified tree's build) the very same executable
+		ownBuild := sameBinary(meta, revision()) || revision() != "unknown" && markedBuilt(path, sp)
+		if complete && seriesOK && !o.Force && ownBuild {
 			// Up to date by its footer. Its data must also read back, with the model's columns: a damaged page or a
 			// renamed column would otherwise be "up to date" here and refused by every reader.
 			if bad := readBack(path, tb.runs.cols); bad != nil {
@@ -186,7 +188,7 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 			fmt.Fprintf(o.Log, "sweep: %s: %s is complete, but this build carries no VCS revision (go run, or GOFLAGS=-buildvcs=false), so it cannot tell the dataset is its own: rerunning (build with -buildvcs=auto, as make does, to skip up-to-date datasets)\n", s.Name, path)
 		}
 		if err == nil && !sameRuns && !o.Force && lockErr == nil {
-			ru = loadReused(s, tb, path, spath, meta, sameBinary(meta, revision()) || revision() != "unknown" && markedBuilt(path, sp))
+			ru = loadReused(s, tb, path, spath, meta, ownBuild)
 		}
 	}
 	if lockErr != nil {
@@ -213,9 +215,7 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	// Both files are written beside the dataset first (newName), then compared with the files they replace: a rerun
 	// that gives the same rows and metadata but for the revision that built it keeps the old files as they are
 	// (keepSame), so a checkout whose committed datasets are re-simulated by a new build stays clean.
-	sp := ""
 	if tb.series != nil { // first, as its chunks were: a dataset file without its series is never up to date
-		sp = spath
 		if err := os.MkdirAll(filepath.Dir(spath), 0o755); err != nil {
 			return sum, err
 		}
@@ -308,8 +308,8 @@ func withRevision(meta []results.KV) []results.KV {
 	return meta
 }
 
-// seriesComplete reports whether spath is a time-series table written from the spec with hash sha by the same build
-// as the runs table whose metadata is meta.
+// seriesComplete reports whether spath is a time-series table of s's runs, written from the same spec text by the same
+// build as the runs table whose metadata is meta.
 func seriesComplete(spath string, s *experiments.Spec, meta []results.KV) bool {
 	smeta, _, err := results.ReadMeta(spath)
 	return err == nil && s.SameRuns(smeta) && results.Lookup(smeta, results.KeySpecSHA256) == results.Lookup(meta, results.KeySpecSHA256) &&
