@@ -284,6 +284,9 @@ type Bounds struct {
 	// builders until a row group (4096 rows) is written: `sweep plan` adds a row group's worth. 0 for a model
 	// without a time series or a point that records none.
 	SeriesRow float64
+	// SeriesRows is the time-series rows one run emits (e.g. horizon/bin + 1), ≥ 0: `sweep plan` counts the
+	// writer's work on them. 0 for a model without a time series or a point that records none.
+	SeriesRows float64
 }
 
 // MaxEvents bounds a run's Cost: 10^13 events is about three days of one worker at 4·10^7 events/s, far beyond any
@@ -338,11 +341,20 @@ func RunRow(ctx context.Context, m Model, p Point, seed Seed) (schema.Row, error
 	return row, nil
 }
 
-// Rater is implemented by models whose simulated events run at a rate far from the supermarket's, the default that
-// `sweep plan` assumes for its time estimates: EventsPerSecond is a typical rate of one worker, measured by the
-// model's benchmarks on the project's machine. It informs estimates only; nothing computed depends on it.
+// Rater is implemented by models whose runs go at a rate far from the supermarket's, the default that `sweep plan`
+// assumes for its time estimates: EventsPerSecond(p) is the Cost units (the model's count of a run's events) that one
+// worker does per CPU-second at point p, > 0, measured on the project's machine by the model's benchmarks and by
+// bench/plan.sh (which sweeps every committed experiment beside its plan). It may depend on the point (the policy,
+// a footprint that leaves the caches). It informs estimates only; nothing computed depends on it.
 type Rater interface {
-	EventsPerSecond() float64
+	EventsPerSecond(p Point) float64
+}
+
+// TheoryCoster is implemented by models whose theory (Theorist.Theory, computed once per point and shared by its
+// replications) costs as much as runs do, e.g. a quadrature or a fluid limit iterated to its cycle: TheoryCost(p) is
+// that work in the model's Cost units (so the model's rate turns it into seconds), ≥ 0. It informs estimates only.
+type TheoryCoster interface {
+	TheoryCost(p Point) float64
 }
 
 // Resolver is implemented by models whose parameters determine others (the supermarket's n from its server classes,

@@ -6,23 +6,23 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"time"
 
 	"lbsweep/experiments"
 	"lbsweep/experiments/sweep"
-	"lbsweep/model"
 )
 
 // plan is `sweep plan [-j N] [-shard N] [-rate EVENTS/S] SPEC.toml`: what a sweep would cost, before spending anything
-// (sweep.PlanOf), with times at an assumed rate on 1 worker and on GOMAXPROCS.
+// (sweep.PlanOf), with its CPU time and its wall-clock time on -j workers at the models' measured rates (or -rate).
 func plan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sweep plan", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	n := fs.Int("shard", 1, "show the split into `N` shards")
 	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "plan for `N` runs at once (as sweep -j)")
-	rate := fs.Float64("rate", 2.5e7, "assumed simulated `events/s` per worker, for the time estimate (default: the model's own typical rate where it declares one, else 2.5e7)")
+	rate := fs.Float64("rate", 0, "assume `EVENTS/S` simulated per worker for every run (default: the model's measured rate at each point, model.Rater, else 2.5e7)")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 1 || *n < 1 || *jobs < 1 {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage(fs, stderr)
@@ -39,12 +39,11 @@ func plan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "rate" })
-	if r, ok := spec.Model.(model.Rater); ok && !given {
-		*rate = r.EventsPerSecond()
+	if *rate < 0 || math.IsInf(*rate, 0) || math.IsNaN(*rate) {
+		fmt.Fprintf(stderr, "sweep plan: -rate %g: need a finite rate > 0\n", *rate)
+		return 2
 	}
-	p, err := await(ctx, func() (sweep.Plan, error) { return sweep.PlanOf(spec, *n), nil })
+	p, err := await(ctx, func() (sweep.Plan, error) { return sweep.PlanOf(spec, *n, *jobs, *rate), nil })
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -57,8 +56,12 @@ func plan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, a := range spec.Axes {
 		fmt.Fprintf(stdout, "  axis %s: %d values\n", a.Key, len(a.Values))
 	}
-	fmt.Fprintf(stdout, "estimated work: %.3g events; at %.3g events/s per worker: %s on 1 worker, %s on %d\n",
-		total, *rate, time.Duration(total / *rate * 1e9).Round(time.Second), time.Duration(total / *rate / float64(*jobs) * 1e9).Round(time.Second), *jobs)
+	at := "the model's measured rate"
+	if *rate > 0 {
+		at = fmt.Sprintf("%.3g events/s per worker", *rate)
+	}
+	fmt.Fprintf(stdout, "estimated work: %.3g events, %s CPU at %s\n", total, seconds(p.CPU), at)
+	fmt.Fprintf(stdout, "estimated time: %.3f s on %d workers (%s)\n", p.Time, p.Workers, seconds(p.Time))
 	workers := min(*jobs, spec.Runs())
 	chunk := ""
 	if spec.Peak.SeriesRow > 0 {
@@ -78,6 +81,18 @@ func plan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// seconds is a duration in seconds as a person reads it: "32ms", "1.4s", "12s", "3m42s".
+func seconds(s float64) string {
+	d := time.Duration(s * 1e9)
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	if d < 10*time.Second {
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
 }
 
 // shortKey cuts a point's key to 120 bytes for a line of output.

@@ -170,6 +170,37 @@ func (Model) Check(p model.Point, _ model.CheckOptions) ([]string, error) {
 // Cost implements model.Model: one event per ball, plus a pass over the bins.
 func (Model) Cost(p model.Point) float64 { return ballsF(p) + float64(p[pN].I) }
 
+// EventsPerSecond implements model.Rater: balls per CPU-second, set by where the bins live and by the probes a
+// ball reads, each a likely cache miss once the bins outgrow the caches. Measured on the project's machine
+// (2026-12-02, experiments/sweep TestPlanRates -calibrate): greedy d = 1 at 2.2–2.9·10^8 balls/s up to n = 10^6,
+// 6.9·10^7 at 10^7 and 4.7·10^7 at 10^8; d probes divide that by about d^0.8 (d = 3 at 10^8: 1.7·10^7), go_left
+// by another 1.25. Noisy probes draw a normal variate per probe: 2.5·10^7 balls/s for d = 1 and the threshold rule,
+// 1.0·10^7 for d = 2 (d^1.3), on the noisy-probes experiment's n = 10^5.
+func (Model) EventsPerSecond(p model.Point) float64 {
+	base := 2e8
+	switch n := p[pN].I; {
+	case n >= 50_000_000:
+		base = 4.7e7
+	case n >= 5_000_000:
+		base = 7e7
+	}
+	d := p[pD].I
+	if p[pNoise].F != 0 { // a normal variate per probe read
+		if scheme(p[pScheme].I) == threshold {
+			return 2.5e7
+		}
+		return 2.5e7 / math.Pow(float64(max(d, 1)), 1.3)
+	}
+	if scheme(p[pScheme].I) == threshold {
+		d = 2
+	}
+	r := base / math.Pow(float64(max(d, 1)), 0.8)
+	if scheme(p[pScheme].I) == goLeft {
+		r /= 1.25
+	}
+	return r
+}
+
 // Bounds implements model.Model: the bins are one byte each, widened to 2 and then 4 bytes (the narrower copy alive
 // while the wider is filled) once a bin passes 255 and 65535 balls; the maximum load is taken as the mean m/n plus
 // ten of its standard deviations plus 10, above any load a run reaches.

@@ -45,8 +45,9 @@ func (Model) Bounds(p model.Point) model.Bounds {
 		b += kb
 		terms["keys"] = kb
 	}
-	row := 0.0
+	row, rows := 0.0, 0.0
 	if c.bin > 0 {
+		rows = math.Floor(c.horizon/c.bin + 1)
 		per := 3.0
 		if c.cbThreshold > 0 {
 			per += 2
@@ -82,5 +83,5 @@ func (Model) Bounds(p model.Point) model.Bounds {
 		"bin":  fmt.Sprintf("%.0f time-series bins × %d servers' lists (horizon/bin)", math.Floor(c.horizon/c.bin+1), c.n),
 		"rate": "the backlog of an open loop above the fleet's capacity with unbounded queues",
 	}[by]
-	return model.Bounds{Bytes: b, MemoryBy: by, MemoryWhat: what, WorkBy: "horizon", SeriesRow: row}
+	return model.Bounds{Bytes: b, MemoryBy: by, MemoryWhat: what, WorkBy: "horizon", SeriesRow: row, SeriesRows: rows}
 }

@@ -449,9 +449,9 @@ func (Model) Cost(p model.Point) float64 {
 	return attempts*(6+reads/8) + gc + float64(len(cfg.timeline)) + keys
 }
 
-// EventsPerSecond implements model.Rater: 5·10^6 events per CPU-second, between the benchmarks' rr-slow-like
-// (5.7·10^6) and retry-storm-like (3.4·10^6) runs on the project's machine (README, Performance); the supermarket's
-// default of 2.5·10^7 made `sweep plan` read 3–7× low here.
-func (Model) EventsPerSecond() float64 { return 5e6 }
+// EventsPerSecond implements model.Rater: 7·10^6 events per CPU-second of the runs themselves (5–9·10^6 over the
+// breaker, gc-ewma, rr-slow and sinkhole experiments' points on the project's machine, 2026-12-02; experiments/sweep
+// TestPlanRates -calibrate); the time series a run writes is the plan's own term (model.Bounds.SeriesRows).
+func (Model) EventsPerSecond(model.Point) float64 { return 7e6 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -330,6 +330,10 @@ func checkAperture(p model.Point, s scheme) error {
 // Cost implements model.Model: one event per subset slot and per shuffled backend.
 func (Model) Cost(p model.Point) float64 { return configOf(p).work() }
 
+// EventsPerSecond implements model.Rater: 2·10^8 steps per CPU-second (2.8·10^8 measured on the project's machine,
+// 2026-12-02, over the subsetting experiment's points; experiments/sweep TestPlanRates -calibrate).
+func (Model) EventsPerSecond(model.Point) float64 { return 2e8 }
+
 // Stream identifiers (see sim.NewRand). Fixed forever: changing one changes every result.
 const (
 	streamRandom = 0x7375627365747320 // "subsets ": the random scheme's draws

@@ -68,9 +68,10 @@ func (BulletinBoard) Bounds(p model.Point) model.Bounds {
 	if k > 1 && pc.Traits(ps).Observe == policy.AtCompletion {
 		b += n * fifoBytes
 	}
-	series, row := 0.0, 0.0
+	series, row, nrows := 0.0, 0.0, 0.0
 	if s := p[bSample].F; s > 0 {
 		rows := math.Floor(p[bHorizon].F/s) + 1
+		nrows = rows
 		list := 8 * float64(min(p[bTrack].I, p[bN].I))
 		series = rows * (4*cellBytes + keyBytes*float64(model.IdentityColumns+len(boardParams)) + listCopies*list)
 		row = 2*list + keyBytes*float64(model.IdentityColumns+len(boardParams)+4)
@@ -84,5 +85,5 @@ func (BulletinBoard) Bounds(p model.Point) model.Bounds {
 	if copies > 1 && copies*n*levelsBytes > b/2 {
 		what, by = fmt.Sprintf("%d board copies (dispatch_counts: one per dispatcher) × %d servers × %d B", p[bDispatchers].I, p[bN].I, levelsBytes), "dispatchers"
 	}
-	return model.Bounds{Bytes: b, MemoryBy: by, MemoryWhat: what, WorkBy: "horizon", SeriesRow: row}
+	return model.Bounds{Bytes: b, MemoryBy: by, MemoryWhat: what, WorkBy: "horizon", SeriesRow: row, SeriesRows: nrows}
 }

@@ -383,6 +383,17 @@ func (Model) Cost(p model.Point) float64 {
 	return jobs * (2 + tr.PickEvents())
 }
 
+// EventsPerSecond implements model.Rater: 2.5·10^7 events per CPU-second (2.0–2.5·10^7 for random, round robin,
+// JSQ(d), JSQ and least_request at n = 100, and the homo and supermarket-tail experiments within 5% of it), and
+// 1.4·10^7 for peak_ewma, whose picks decay their estimates with an exponential (measured on the project's machine,
+// 2026-12-02; experiments/sweep TestPlanRates -calibrate).
+func (Model) EventsPerSecond(p model.Point) float64 {
+	if policy.Registry[p[pPolicy].I].Name == "peak_ewma" {
+		return 1.4e7
+	}
+	return 2.5e7
+}
+
 // Run implements model.Model: the measured columns; the theory columns are Theory's.
 func (Model) Run(ctx context.Context, p model.Point, seed model.Seed) (schema.Row, error) {
 	srv := serversOf(p)

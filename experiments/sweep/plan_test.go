@@ -1,0 +1,97 @@
+package sweep
+
+import (
+	"context"
+	"flag"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"lbsweep/experiments"
+	"lbsweep/model"
+)
+
+var calibrate = flag.Bool("calibrate", false, "TestPlanRates: print each point's measured rate (Cost units per CPU-second) of the specs given by -calibrate.specs")
+var calibrateSpecs = flag.String("calibrate.specs", "testdata/plan/*.toml", "TestPlanRates: the specs to measure (a glob)")
+
+// cpuNow is this process's CPU time so far, user and system, of every thread (the garbage collector's included).
+func cpuNow(t testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// The plan's CPU time is within 2× of the CPU time its sweep takes, on a small spec of every model that exercises
+// its costlier policies (testdata/plan: each takes 0.1–0.8 s here). CPU time, not the wall clock: a shared machine
+// stretches the wall clock, not the work (bench/plan.sh compares the wall clock, on the committed experiments).
+func TestPlanWithinTwiceMeasured(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sweeps eight small specs")
+	}
+	specs, err := filepath.Glob("testdata/plan/*.toml")
+	if err != nil || len(specs) < 8 {
+		t.Fatalf("testdata/plan: %v specs, %v", len(specs), err)
+	}
+	for _, path := range specs {
+		s, err := experiments.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := PlanOf(s, 1, 1, 0)
+		before := cpuNow(t)
+		if _, err := Run(context.Background(), s, Options{Dir: t.TempDir(), Workers: 1}); err != nil {
+			t.Fatal(err)
+		}
+		got := (cpuNow(t) - before).Seconds()
+		r := p.Time / got // one worker: the runs' CPU and the sweep's fixed costs
+		t.Logf("%-18s %-16s plan %6.3f s CPU, measured %6.3f s: ratio %.2f", s.Name, s.Model.Name(), p.Time, got, r)
+		if r < 0.5 || r > 2 {
+			t.Errorf("%s: plan %.3f s of CPU, the sweep took %.3f s: ratio %.2f outside [0.5, 2]", path, p.Time, got, r)
+		}
+	}
+}
+
+// TestPlanRates measures, with -calibrate, each point's rate of the specs -calibrate.specs names: one run
+// (replication 0) per point, its Cost over the CPU time it took, beside the rate the plan assumes. It is how the
+// models' model.Rater rates were measured; without -calibrate it is skipped.
+func TestPlanRates(t *testing.T) {
+	if !*calibrate {
+		t.Skip("run with -calibrate to measure the models' rates")
+	}
+	var specs []string
+	for _, g := range strings.Fields(*calibrateSpecs) {
+		m, err := filepath.Glob(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		specs = append(specs, m...)
+	}
+	for _, path := range specs {
+		s, err := experiments.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range s.Points() {
+			r := s.Run(i * s.Replications)
+			c := s.Model.Cost(r.Point)
+			before := cpuNow(t)
+			if _, err := model.RunRow(context.Background(), s.Model, r.Point, r.Seed); err != nil {
+				t.Fatal(err)
+			}
+			secs := (cpuNow(t) - before).Seconds()
+			t.Logf("%s\t%s\tcost %.3g\t%.3f s\tmeasured %.3g/s\tplan %.3g/s\t%s", s.Name, s.Model.Name(), c, secs, c/secs, RateOf(s.Model, r.Point), shorten(r.Key))
+		}
+	}
+}
+
+// shorten cuts a key to 160 bytes for a log line.
+func shorten(k string) string {
+	if len(k) <= 160 {
+		return k
+	}
+	return k[:157] + "..."
+}
