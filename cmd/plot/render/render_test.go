@@ -149,18 +149,6 @@ func TestDegenerateData(t *testing.T) {
 	}
 }
 
-func TestDecadeTicks(t *testing.T) {
-	var labels []string
-	for _, tk := range (decadeTicks{}).Ticks(0.0004, 20) {
-		if tk.Label != "" {
-			labels = append(labels, tk.Label)
-		}
-	}
-	if got := strings.Join(labels, " "); got != "1e-3 0.01 0.1 1 10" {
-		t.Errorf("labels = %q", got)
-	}
-}
-
 // Rows whose x is null (random takes no d) are left out of a metric figure, and a series with no x at all is not
 // drawn: the figure over d shows jsq_d alone.
 func TestNullX(t *testing.T) {
