@@ -31,26 +31,30 @@ func pad(min, max float64, log bool) (float64, float64) {
 	return min - d, max + d
 }
 
-// niceStep is the smallest step of the form 1, 2 or 5 × 10^k that is at least raw (> 0), and its mantissa.
-func niceStep(raw float64) (step float64, mantissa int) {
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	for _, m := range []int{1, 2, 5, 10} {
-		if s := float64(m) * mag; s >= raw*(1-1e-9) {
-			if m == 10 {
-				return s, 1
+// niceStep is the smallest step of the form 1, 2 or 5 × 10^k (at least 1 when integer) that puts at most maxLabels
+// multiples of itself in [min, max] (max > min), and its mantissa (1, 2 or 5).
+func niceStep(min, max float64, maxLabels int, integer bool) (step float64, mantissa int) {
+	e := math.Floor(math.Log10((max - min) / float64(maxLabels)))
+	if integer {
+		e = math.Max(e, 0)
+	}
+	for ; ; e++ {
+		for _, m := range []int{1, 2, 5} {
+			step = float64(m) * math.Pow(10, e)
+			if math.Floor(max/step)-math.Ceil(min/step)+1 <= float64(maxLabels) {
+				return step, m
 			}
-			return s, m
 		}
 	}
-	return 10 * mag, 1
 }
 
-// linearTicks labels multiples of a step 1, 2 or 5 × 10^k chosen for about six labels over the range, and marks the
-// steps' fifths (quarters for a step of 2 × 10^k) unlabelled. Labels carry no trailing zeros ("0", "0.5", "1"),
+// linearTicks labels multiples of the finest step 1, 2 or 5 × 10^k that gives at most 8 labels over the range, and
+// marks the steps' fifths (quarters for a step of 2 × 10^k) unlabelled. Labels carry no trailing zeros ("0", "0.5", "1"),
 // and all of an axis's labels share one notation: plain, or m"e"k with one exponent k for the axis ("0.5e6 1e6")
 // when a label would need more than 6 characters plainly (|value| ≥ 10^6, or steps below 10^-4).
 type linearTicks struct {
-	// integer: whole-number steps only (levels, counts), for about twelve labels.
+	// integer: whole-number steps only (levels, counts, integer parameters), up to 12 labels when they have at
+	// most two digits.
 	integer bool
 }
 
@@ -59,14 +63,11 @@ func (lt linearTicks) Ticks(min, max float64) []plot.Tick {
 	if !(max > min) || math.IsInf(max-min, 0) {
 		return nil
 	}
-	raw := (max - min) / 6
-	if lt.integer {
-		raw = (max - min) / 12 // short labels: every level up to 12 of them
+	most := 8
+	if lt.integer && math.Max(math.Abs(min), math.Abs(max)) < 100 {
+		most = 12 // labels of one or two digits: every level up to 12 of them
 	}
-	step, m := niceStep(raw)
-	if lt.integer && step < 1 {
-		step, m = 1, 1
-	}
+	step, m := niceStep(min, max, most, lt.integer)
 	minor := step / 5
 	if m == 2 {
 		minor = step / 4

@@ -29,7 +29,10 @@ func TestTicks(t *testing.T) {
 	}{
 		{"linear 0..50 padded", linearTicks{}, -2, 52, "0 10 20 30 40 50"},
 		{"linear fractions", linearTicks{}, -0.04, 1.04, "0 0.2 0.4 0.6 0.8 1"},
-		{"linear halves", linearTicks{}, 0.21, 1.04, "0.4 0.6 0.8 1"},
+		{"linear tenths", linearTicks{}, 0.21, 1.04, "0.3 0.4 0.5 0.6 0.7 0.8 0.9 1"},
+		{"linear: the finest step with at most 8 labels", linearTicks{}, 2.2, 19.2, "4 6 8 10 12 14 16 18"},
+		{"integer parameter: no half steps", linearTicks{integer: true}, 0.88, 4.12, "1 2 3 4"},
+		{"integer, large values: at most 8 labels", linearTicks{integer: true}, 980, 1420, "1000 1100 1200 1300 1400"},
 		{"linear thousands", linearTicks{}, 0, 21000, "0 5000 10000 15000 20000"},
 		{"linear millions: one e notation", linearTicks{}, 0, 2.6e6, "0 0.5e6 1e6 1.5e6 2e6 2.5e6"},
 		{"linear negatives", linearTicks{}, -1.1, 1.1, "-1 -0.5 0 0.5 1"},

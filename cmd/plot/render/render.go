@@ -327,6 +327,9 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 		if p.X.Label.Text == "" {
 			p.X.Label.Text = axisLabel(column(cols, f.X))
 		}
+		if column(cols, f.X).Type == results.Int64 { // d, n, k: no ticks between the values it can take
+			p.X.Tick.Marker = linearTicks{integer: true}
+		}
 		if p.Y.Label.Text == "" {
 			p.Y.Label.Text = axisLabel(column(cols, f.Y))
 		}
@@ -644,7 +647,7 @@ func write(p *plot.Plot, leg *legend, w io.Writer) error {
 	dc.FillText(xsty, vg.Point{X: (dataC.Min.X + dataC.Max.X) / 2, Y: plotC.Min.Y - xlabel.Padding/2}, xlabel.Text)
 	p.Draw(plotC)
 	if legW > 0 {
-		lc := draw.Crop(dc, Width-legW, 0, 0, -0.25*vg.Inch)
+		lc := draw.Crop(dc, Width-legW+vg.Points(legendGap), 0, 0, -0.25*vg.Inch)
 		leg.Draw(lc)
 	}
 	// gonum/plot lays text out with Liberation Serif's metrics; Times New Roman has the same metrics, so name it (and
