@@ -4,8 +4,12 @@
 // mean ± CI and the verdict). Simulated values are drawn as points with (1−α) Student-t confidence intervals over replications as
 // error bars; closed forms as lines of the same colour.
 //
-// Figures are 6 × 3.6 in with 8–10 pt text, ASCII labels (the default font has no superscripts), and the legend in
-// its own column beside the data so it never covers a point. Log axes drop non-positive values instead of failing.
+// Figures are 6 × 3.6 in with 8–10 pt text and ASCII labels (the default font has no superscripts). The series'
+// legend is a column beside the data, as wide as its widest entry, so it never covers a point; what the points, bars
+// and lines are is a caption line under the figure. Axis ranges are padded by 4% at each end so nothing is clipped,
+// ticks fall on 1, 2, 5 × 10^k with one notation per axis (axes.go), and labels the spec leaves out come from the
+// model's schema (Label, IndexLabel, Unit). Points of unstable runs are grey. Log axes drop non-positive values
+// instead of failing.
 package render
 
 import (
