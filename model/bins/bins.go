@@ -78,12 +78,13 @@ var params = []model.Param{
 
 // The metric columns, in the order of metrics.
 var (
-	colBalls             = schema.Column{Name: "balls", Type: schema.Int64, Doc: "m, the balls placed (from m or balls_per_bin)"}
-	colMaxLoad           = schema.Column{Name: "max_load", Type: schema.Int64, Unit: "balls", Doc: "the largest bin's load"}
-	colGap               = schema.Column{Name: "gap", Type: schema.Float64, Unit: "balls", Doc: "max_load − m/n"}
-	colMinLoad           = schema.Column{Name: "min_load", Type: schema.Int64, Unit: "balls", Doc: "the smallest bin's load"}
-	colLoadCounts        = schema.Column{Name: "load_counts", Type: schema.Float64List, Doc: "element k: the number of bins with load exactly k, k = 0 .. max_load"}
-	colLoadTail          = schema.Column{Name: "load_tail", Type: schema.Float64List, Doc: "element k: the fraction of bins with load ≥ k+1, k = 0 .. max_load−1"}
+	colBalls      = schema.Column{Name: "balls", Type: schema.Int64, Doc: "m, the balls placed (from m or balls_per_bin)"}
+	colMaxLoad    = schema.Column{Name: "max_load", Type: schema.Int64, Unit: "balls", Doc: "the largest bin's load"}
+	colGap        = schema.Column{Name: "gap", Type: schema.Float64, Unit: "balls", Doc: "max_load − m/n"}
+	colMinLoad    = schema.Column{Name: "min_load", Type: schema.Int64, Unit: "balls", Doc: "the smallest bin's load"}
+	colLoadCounts = schema.Column{Name: "load_counts", Type: schema.Float64List, Doc: "element k: the number of bins with load exactly k, k = 0 .. max_load"}
+	colLoadTail   = schema.Column{Name: "load_tail", Type: schema.Float64List, Doc: "element k: the fraction of bins with load ≥ k+1, k = 0 .. max_load−1",
+		Label: "s(i): fraction of bins with load >= i", IndexLabel: "i (balls in the bin)"}
 	colTheoryMaxLoad     = schema.Column{Name: "theory_max_load", Type: schema.Float64, Unit: "balls", Doc: "d = 1: median of the maximum of n independent Binomial(m, 1/n) loads; greedy/go_left d ≥ 2: the largest i with n·s_i ≥ 1/2 on the fluid limit; null with noise or threshold"}
 	colTheoryLoadTail    = schema.Column{Name: "theory_load_tail", Type: schema.Float64List, Doc: "the theory's fraction of bins with load ≥ k+1, same length as load_tail; null where theory_max_load is"}
 	colAsymptoticMaxLoad = schema.Column{Name: "asymptotic_max_load", Type: schema.Float64, Unit: "balls", Doc: "leading term only: ln n/ln ln n (d = 1), ln ln n/ln d (greedy), ln ln n/(d ln φ_d) (go_left); null for n < 3, noise or threshold"}

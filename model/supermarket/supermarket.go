@@ -81,10 +81,11 @@ var params = append([]model.Param{
 
 // The metric columns of the supermarket and the bulletin-board models (see metrics and boardMetrics for their order).
 var (
-	colMeanSojourn       = schema.Column{Name: "mean_sojourn", Type: schema.Float64, Unit: timeUnit, Doc: "mean sojourn time (wait + service) of jobs arriving in [warmup, horizon); exact; null when no job arrived"}
-	colP50Sojourn        = schema.Column{Name: "p50_sojourn", Type: schema.Float64, Unit: timeUnit, Doc: "median sojourn time, relative error ≤ 0.1% (DDSketch)"}
-	colP99Sojourn        = schema.Column{Name: "p99_sojourn", Type: schema.Float64, Unit: timeUnit, Doc: "99th-percentile sojourn time, relative error ≤ 0.1% (DDSketch)"}
-	colQueueTail         = schema.Column{Name: "queue_tail", Type: schema.Float64List, Doc: "element k: time-average fraction of servers with at least k+1 jobs (job in service included) over [warmup, horizon); length = longest queue seen"}
+	colMeanSojourn = schema.Column{Name: "mean_sojourn", Type: schema.Float64, Unit: timeUnit, Doc: "mean sojourn time (wait + service) of jobs arriving in [warmup, horizon); exact; null when no job arrived"}
+	colP50Sojourn  = schema.Column{Name: "p50_sojourn", Type: schema.Float64, Unit: timeUnit, Doc: "median sojourn time, relative error ≤ 0.1% (DDSketch)"}
+	colP99Sojourn  = schema.Column{Name: "p99_sojourn", Type: schema.Float64, Unit: timeUnit, Doc: "99th-percentile sojourn time, relative error ≤ 0.1% (DDSketch)"}
+	colQueueTail   = schema.Column{Name: "queue_tail", Type: schema.Float64List, Doc: "element k: time-average fraction of servers with at least k+1 jobs (job in service included) over [warmup, horizon); length = longest queue seen",
+		Label: "s(i): fraction of servers with >= i jobs", IndexLabel: "i (jobs at the server, the one in service included)"}
 	colMeanMaxQueue      = schema.Column{Name: "mean_max_queue", Type: schema.Float64, Unit: "jobs", Doc: "time average over [warmup, horizon) of the longest queue"}
 	colPeakQueue         = schema.Column{Name: "peak_queue", Type: schema.Int64, Unit: "jobs", Doc: "longest queue seen in [warmup, horizon)"}
 	colJobs              = schema.Column{Name: "jobs", Type: schema.Int64, Doc: "jobs measured (arrivals in [warmup, horizon))"}

@@ -46,6 +46,12 @@ type Column struct {
 	Type Type
 	Unit string // e.g. "mean service times"; empty when dimensionless
 	Doc  string // one sentence: what the value is, its range, when it is null
+	// Label is the column's short axis label in a figure, ASCII, without the unit (figures append Unit); empty: the
+	// name. For a list column it labels element i = k+1, e.g. "s(i): fraction of bins with load >= i".
+	Label string
+	// IndexLabel, for a list column only, is the axis label of its element number i = k+1, e.g. "i (balls in the
+	// bin)"; empty: "i".
+	IndexLabel string
 }
 
 // Cell is one value of a row, built by Int, Float, Boolean, Str, List or Null. Type is the value's type and the

@@ -4,8 +4,12 @@
 // mean ± CI and the verdict). Simulated values are drawn as points with (1−α) Student-t confidence intervals over replications as
 // error bars; closed forms as lines of the same colour.
 //
-// Figures are 6 × 3.6 in with 8–10 pt text, ASCII labels (the default font has no superscripts), and the legend in
-// its own column beside the data so it never covers a point. Log axes drop non-positive values instead of failing.
+// Figures are 6 × 3.6 in with 8–10 pt text and ASCII labels (the default font has no superscripts). The series'
+// legend is a column beside the data, as wide as its widest entry, so it never covers a point; what the points, bars
+// and lines are is a caption line under the figure. Axis ranges are padded by 4% at each end so nothing is clipped,
+// ticks fall on 1, 2, 5 × 10^k with one notation per axis (axes.go), and labels the spec leaves out come from the
+// model's schema (Label, IndexLabel, Unit). Points of unstable runs are grey. Log axes drop non-positive values
+// instead of failing.
 package render
 
 import (
@@ -28,22 +32,23 @@ import (
 
 	"lbsweep/experiments"
 	"lbsweep/experiments/claims"
+	"lbsweep/model"
 	"lbsweep/results"
 )
 
 // Size of every figure.
 const (
-	Width       = 6 * vg.Inch
-	Height      = 3.6 * vg.Inch
-	legendWidth = 1.9 * vg.Inch
+	Width  = 6 * vg.Inch
+	Height = 3.6 * vg.Inch
 )
 
 // series is one curve: simulated points with CIs and the theory at the same x.
 type series struct {
-	label  string
-	x      []float64
-	est    []summary
-	theory [][]float64 // theory[c][k]: theory column c at x[k]; NaN where none
+	label    string
+	x        []float64
+	est      []summary
+	unstable []bool      // unstable[k]: some run at x[k] is unstable (UnstableColumn true)
+	theory   [][]float64 // theory[c][k]: theory column c at x[k]; NaN where none
 }
 
 // group splits rows into series by the values of cols, in order of first appearance.
@@ -152,6 +157,18 @@ func build(f experiments.Figure, t *results.Table) ([]series, error) {
 			return nil, fmt.Errorf("the dataset has no column %q", name)
 		}
 	}
+	uc := t.Col(UnstableColumn)
+	if uc >= 0 && t.Columns[uc].Type != results.Bool {
+		uc = -1
+	}
+	unstable := func(rs []int) bool { // some row of rs is an unstable run
+		for _, r := range rs {
+			if uc >= 0 && t.Rows[r][uc].Valid && t.Rows[r][uc].B {
+				return true
+			}
+		}
+		return false
+	}
 	order, by := group(t, rows, f.Series)
 	var out []series
 	for _, label := range order {
@@ -172,6 +189,7 @@ func build(f experiments.Figure, t *results.Table) ([]series, error) {
 				}
 				s.x = append(s.x, float64(i))
 				s.est = append(s.est, summarize(ys, f))
+				s.unstable = append(s.unstable, unstable(rs))
 				for c, tcol := range tcols {
 					ths := make([]float64, len(rs))
 					for k, r := range rs {
@@ -205,6 +223,7 @@ func build(f experiments.Figure, t *results.Table) ([]series, error) {
 				}
 				s.x = append(s.x, x)
 				s.est = append(s.est, summarize(ys, f))
+				s.unstable = append(s.unstable, unstable(byX[x]))
 				for c, tcol := range tcols {
 					var ths []float64
 					for _, r := range byX[x] {
@@ -275,6 +294,11 @@ func (e errPoints) YError(i int) (float64, float64) { return e.lo[i], e.hi[i] }
 // Draw renders figure f of spec s from table t as SVG to w. t is the runs table (Spec.ReadResults), or for a
 // Timeseries figure the time-series table, or the part of it that holds the figure's run (Spec.ReadSeries with the
 // figure's Where).
+//
+// Labels the spec leaves out come from the model's schema: an axis is labelled with its column's Label (else its
+// name) and Unit, a queue_tail figure with its list column's Label and IndexLabel, and an untitled figure gets
+// "NAME: Y against X". Points of unstable runs (UnstableColumn true at that x) are drawn grey, and the caption says
+// so. Theory lines are drawn beneath the points, the grid beneath both.
 func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writer) error {
 	if f.Kind == experiments.Timeseries {
 		return drawSeries(s, f, t, w)
@@ -285,19 +309,36 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 	}
 	p := newPlot(f)
 	if f.Kind == experiments.QueueTail {
+		col := column(model.Columns(s.Model), f.Y)
 		if p.X.Label.Text == "" {
-			p.X.Label.Text = "i (jobs at the server, the one in service included)"
+			p.X.Label.Text = "i"
+			if col.IndexLabel != "" {
+				p.X.Label.Text = col.IndexLabel
+			}
 		}
 		if p.Y.Label.Text == "" {
-			p.Y.Label.Text = "s(i): fraction of servers with >= i jobs"
+			p.Y.Label.Text = "s(i): " + f.Y + " at element i"
+			if col.Label != "" {
+				p.Y.Label.Text = col.Label
+			}
 		}
-		p.X.Tick.Marker = integerTicks{}
+		if p.Title.Text == "" {
+			p.Title.Text = s.Name + ": " + f.Y
+		}
+		p.X.Tick.Marker = linearTicks{integer: true}
 	} else {
+		cols := model.Columns(s.Model)
 		if p.X.Label.Text == "" {
-			p.X.Label.Text = f.X
+			p.X.Label.Text = axisLabel(column(cols, f.X))
+		}
+		if column(cols, f.X).Type == results.Int64 { // d, n, k: no ticks between the values it can take
+			p.X.Tick.Marker = linearTicks{integer: true}
 		}
 		if p.Y.Label.Text == "" {
-			p.Y.Label.Text = f.Y
+			p.Y.Label.Text = axisLabel(column(cols, f.Y))
+		}
+		if p.Title.Text == "" {
+			p.Title.Text = s.Name + ": " + f.Y + " against " + f.X
 		}
 	}
 	logY := f.LogY || f.Kind == experiments.QueueTail
@@ -321,16 +362,20 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 	keep := func(y float64) bool { return !math.IsNaN(y) && (!logY || y >= floor) }
 
 	leg := newLegend()
-	lowerClipped, drawn := false, 0
+	lowerClipped, drawn, greyed := false, 0, false
 	drawnTheory := make([]bool, len(f.Theory)) // theory columns with a line in some series
 	crossed := false                           // some theory value drawn as a cross (none at its neighbours)
+	// Layers, bottom to top: the grid, every theory line, then every series' bars and points, so that no line
+	// covers a point of another series.
+	var lines, points []plot.Plotter
 	for i, sr := range ss {
 		col := palette[i%len(palette)]
-		var pts errPoints
-		// lines[c] holds theory column c's segments (theorySegments); a segment of one x is drawn as a cross.
-		lines := make([][]plotter.XYs, len(sr.theory))
-		for c := range lines {
-			lines[c] = theorySegments(sr.x, sr.theory[c], f.LogX, logY)
+		// pts[0] holds the stable points, pts[1] the unstable ones (drawn grey).
+		var pts [2]errPoints
+		// segs[c] holds theory column c's segments (theorySegments); a segment of one x is drawn as a cross.
+		segs := make([][]plotter.XYs, len(sr.theory))
+		for c := range segs {
+			segs[c] = theorySegments(sr.x, sr.theory[c], f.LogX, logY)
 		}
 		for k, x := range sr.x {
 			if f.LogX && !(x > 0) {
@@ -346,15 +391,19 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 				case logY && e.y-lo < floor: // the bar runs past the axis: draw it to the edge
 					lo = e.y - floor
 				}
-				pts.XYs = append(pts.XYs, plotter.XY{X: x, Y: e.y})
+				j := 0
+				if sr.unstable[k] {
+					j, greyed = 1, true
+				}
+				pts[j].XYs = append(pts[j].XYs, plotter.XY{X: x, Y: e.y})
 				drawn++
-				pts.lo, pts.hi = append(pts.lo, lo), append(pts.hi, hi)
+				pts[j].lo, pts[j].hi = append(pts[j].lo, lo), append(pts[j].hi, hi)
 			}
 		}
 		thumbs := []plot.Thumbnailer{}
-		for c, segs := range lines {
+		for c, pieces := range segs {
 			var thumb plot.Thumbnailer
-			for _, line := range segs {
+			for _, line := range pieces {
 				switch {
 				case len(line) == 1:
 					sc, err := plotter.NewScatter(line)
@@ -362,18 +411,18 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 						return err
 					}
 					sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(5), Shape: draw.CrossGlyph{}}
-					p.Add(sc)
+					lines = append(lines, sc)
 					crossed = true
 				case len(line) > 1:
 					l, err := plotter.NewLine(line)
 					if err != nil {
 						return err
 					}
-					l.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1), Dashes: plotutil.Dashes(i)}
-					if c > 0 { // further theory columns: thin and dotted
-						l.LineStyle.Width, l.LineStyle.Dashes = vg.Points(0.7), []vg.Length{vg.Points(1), vg.Points(2)}
+					l.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1.5), Dashes: plotutil.Dashes(i)}
+					if c > 0 { // further theory columns: dotted
+						l.LineStyle.Width, l.LineStyle.Dashes = vg.Points(1.1), []vg.Length{vg.Points(1), vg.Points(2)}
 					}
-					p.Add(l)
+					lines = append(lines, l)
 					drawnTheory[c] = true
 					if thumb == nil {
 						thumb = l
@@ -384,28 +433,50 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 				thumbs = append(thumbs, thumb)
 			}
 		}
-		if len(pts.XYs) > 0 {
-			sc, err := plotter.NewScatter(pts.XYs)
+		for j, ps := range pts {
+			if len(ps.XYs) == 0 {
+				continue
+			}
+			pc := col
+			if j == 1 {
+				pc = unstableColor
+			}
+			sc, err := plotter.NewScatter(ps.XYs)
 			if err != nil {
 				return err
 			}
-			sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.5), Shape: plotutil.Shape(i)}
-			eb, err := plotter.NewYErrorBars(pts)
+			sc.GlyphStyle = draw.GlyphStyle{Color: pc, Radius: vg.Points(2.5), Shape: plotutil.Shape(i)}
+			eb, err := plotter.NewYErrorBars(ps)
 			if err != nil {
 				return err
 			}
-			eb.LineStyle.Color, eb.LineStyle.Width, eb.CapWidth = col, vg.Points(0.7), vg.Points(4)
-			p.Add(eb, sc)
-			thumbs = append(thumbs, sc)
+			eb.LineStyle.Color, eb.LineStyle.Width, eb.CapWidth = pc, vg.Points(0.7), vg.Points(4)
+			points = append(points, eb, sc)
+			if j == 0 || len(pts[0].XYs) == 0 {
+				thumb := *sc
+				thumb.GlyphStyle.Color = col
+				thumbs = append(thumbs, &thumb)
+			}
 		}
 		if len(thumbs) > 0 {
-			leg.Add(sr.label, thumbs...)
+			leg.add(sr.label, thumbs...)
 		}
 	}
+	if drawn == 0 {
+		return fmt.Errorf("figure %s: nothing to draw (no finite values%s in the selected rows)", f.Name, map[bool]string{true: " > 0 for the log axes", false: ""}[logY || f.LogX])
+	}
 	if f.Stat == experiments.Median {
-		leg.Add("points: median", blank{})
+		leg.note("points: median")
 	} else {
-		leg.Add("points: simulation", blank{})
+		leg.note("points: mean")
+	}
+	if f.Stat == experiments.Median {
+		leg.note("bars: min-max")
+	} else {
+		leg.note(fmt.Sprintf("bars: %.0f%% CI", 100*(1-f.Alpha)))
+	}
+	if lowerClipped {
+		leg.note("no lower bar if <= 0")
 	}
 	said := map[string]bool{}
 	for c, name := range f.Theory {
@@ -424,40 +495,65 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 		}
 		if !said[label] { // a theory's two quantile lines are one entry
 			said[label] = true
-			leg.Add(label, blank{})
+			leg.note(label)
 		}
 	}
 	if crossed {
-		leg.Add("x: theory (only where one applies)", blank{})
+		leg.note("x: theory (only where one applies)")
 	}
-	bars := fmt.Sprintf("bars: %.0f%% CI", 100*(1-f.Alpha))
-	if f.Stat == experiments.Median {
-		bars = "bars: min-max"
+	if greyed {
+		leg.note(unstableCaption)
 	}
-	leg.Add(bars, blank{})
-	if lowerClipped {
-		leg.Add("(no lower bar if <= 0)", blank{})
-	}
-	if drawn == 0 {
-		return fmt.Errorf("figure %s: nothing to draw (no finite values%s in the selected rows)", f.Name, map[bool]string{true: " > 0 for the log axes", false: ""}[logY || f.LogX])
-	}
+	p.Add(plotter.NewGrid())
+	p.Add(lines...)
+	p.Add(points...)
 	if logY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = decadeTicks{}
+		p.Y.Tick.Marker = logTicks{}
 		p.Y.Min = floor
 		if f.Kind == experiments.QueueTail {
 			p.Y.Max = 1 // s_i is a fraction
 		}
+		p.Y.Max = math.Max(p.Y.Max, floor*1.01)
 	}
+	p.Y.Min, p.Y.Max = pad(p.Y.Min, p.Y.Max, logY)
 	if f.LogX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = decadeTicks{}
+		p.X.Tick.Marker = logTicks{}
 	}
-	p.Add(plotter.NewGrid())
+	p.X.Min, p.X.Max = pad(p.X.Min, p.X.Max, f.LogX)
 	return write(p, leg, w)
 }
 
-// newPlot is a plot with figure f's title and axis labels (empty when f sets none) in the figures' font sizes.
+// unstableColor draws the points of unstable runs; unstableCaption says so under the figure.
+var unstableColor = color.RGBA{0xa0, 0xa0, 0xa0, 0xff}
+
+const unstableCaption = "grey: unstable (no steady state: grows with the horizon)"
+
+// column returns the column of cols named name; the zero Column (no label, no unit) when there is none.
+func column(cols []results.Column, name string) results.Column {
+	for _, c := range cols {
+		if c.Name == name {
+			return c
+		}
+	}
+	return results.Column{}
+}
+
+// axisLabel is a column's axis label: its Label (else its name), and its Unit in parentheses when it has one.
+func axisLabel(c results.Column) string {
+	label := c.Label
+	if label == "" {
+		label = c.Name
+	}
+	if c.Unit != "" {
+		label += " (" + c.Unit + ")"
+	}
+	return label
+}
+
+// newPlot is a plot with figure f's title and axis labels (empty when f sets none) in the figures' font sizes, and
+// linearTicks on both axes.
 func newPlot(f experiments.Figure) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = printable(f.Title)
@@ -465,38 +561,99 @@ func newPlot(f experiments.Figure) *plot.Plot {
 	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
 		ax.Label.TextStyle.Font.Size = 9
 		ax.Tick.Label.Font.Size = 8
+		ax.Tick.Marker = linearTicks{}
 	}
 	p.X.Label.Text, p.Y.Label.Text = printable(f.XLabel), printable(f.YLabel)
 	return p
 }
 
-// newLegend is an empty legend in the figures' style, drawn by write in its own column.
-func newLegend() plot.Legend {
+// legend is a figure's key: one entry per series, drawn by write in a column beside the data as wide as its widest
+// entry, and notes (what the points, bars and lines are) drawn as a caption under the figure.
+type legend struct {
+	plot.Legend
+	width vg.Length // of the widest entry, thumbnail included; 0 with no entry
+	notes []string
+}
+
+// newLegend is an empty legend in the figures' style.
+func newLegend() *legend {
 	leg := plot.NewLegend()
 	leg.TextStyle.Font.Size = 8
 	leg.Top, leg.Left = true, true
 	leg.Padding = vg.Points(2.5)
 	leg.ThumbnailWidth = vg.Points(18)
-	return leg
+	return &legend{Legend: leg}
 }
 
-// write draws p with legend leg beside it as a Width × Height SVG to w.
-func write(p *plot.Plot, leg plot.Legend, w io.Writer) error {
+// add is an entry named name drawn with thumbs; a series with no name (the figure's only one) gets none.
+func (l *legend) add(name string, thumbs ...plot.Thumbnailer) {
+	if name == "" {
+		return
+	}
+	l.Add(name, thumbs...)
+	l.width = max(l.width, l.ThumbnailWidth+l.TextStyle.Width(" "+name))
+}
+
+// note adds a caption note.
+func (l *legend) note(s string) { l.notes = append(l.notes, s) }
+
+// Layout of every figure, besides Width and Height.
+const (
+	maxLegendWidth = 2.2 * vg.Inch // a longer series label runs past the figure's edge
+	legendGap      = 6             // points between the data area's right edge and the legend
+	captionSize    = 7.5           // points
+)
+
+// write draws p with legend leg beside it (as wide as its widest entry) and leg's notes as a caption under it, as
+// a Width × Height SVG to w.
+func write(p *plot.Plot, leg *legend, w io.Writer) error {
 	c := vgsvg.New(Width, Height)
 	dc := draw.New(c)
-	// The y label is drawn here, not by gonum/plot: gonum centres its glyph box at the linear midpoint of the range,
-	// which on a log axis lies near the top and makes the layout pad the top by half the label's length.
-	ylabel := p.Y.Label
-	p.Y.Label.Text = ""
-	sty := ylabel.TextStyle
-	sty.Rotation = math.Pi / 2
-	sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
-	strip := sty.Font.Size + 4
-	plotC := draw.Crop(dc, strip, -legendWidth, 0, -vg.Points(3)) // 3 pt above the title
-	dc.FillText(sty, vg.Point{X: 2, Y: (plotC.Min.Y + plotC.Max.Y) / 2}, ylabel.Text)
+	// Caption: the notes joined by "; ", wrapped to the figure's width, at the bottom left.
+	capSty := leg.TextStyle
+	capSty.Font.Size = captionSize
+	capSty.XAlign, capSty.YAlign = draw.XLeft, draw.YBottom
+	var capLines []string
+	for _, n := range leg.notes {
+		if k := len(capLines) - 1; k >= 0 && capSty.Width(capLines[k]+"; "+n) <= Width-vg.Points(8) {
+			capLines[k] += "; " + n
+		} else {
+			capLines = append(capLines, n)
+		}
+	}
+	lineH := capSty.Font.Size * 1.2
+	for k, l := range capLines {
+		dc.FillText(capSty, vg.Point{X: 4, Y: 2 + lineH*vg.Length(len(capLines)-1-k)}, l)
+	}
+	bottom := lineH*vg.Length(len(capLines)) + 2
+	// The axis labels are drawn here, not by gonum/plot, centred on the data area: gonum centres their glyph boxes at
+	// the linear midpoint of the range, which on a log axis lies near the top (right) end and makes the layout pad
+	// that end by half the label's length.
+	ylabel, xlabel := p.Y.Label, p.X.Label
+	p.Y.Label.Text, p.X.Label.Text = "", ""
+	ysty := ylabel.TextStyle
+	ysty.Rotation = math.Pi / 2
+	ysty.XAlign, ysty.YAlign = draw.XCenter, draw.YTop
+	xsty := xlabel.TextStyle
+	xsty.XAlign, xsty.YAlign = draw.XCenter, draw.YTop
+	strip := ysty.Font.Size + 4
+	xstrip := vg.Length(0)
+	if xlabel.Text != "" {
+		xstrip = xsty.Height(xlabel.Text) + xlabel.Padding
+	}
+	legW := vg.Length(0)
+	if leg.width > 0 {
+		legW = min(leg.width, maxLegendWidth) + vg.Points(legendGap) + 4
+	}
+	plotC := draw.Crop(dc, strip, -legW-4, bottom+xstrip, -vg.Points(3)) // 3 pt above the title
+	dataC := p.DataCanvas(plotC)
+	dc.FillText(ysty, vg.Point{X: 2, Y: (dataC.Min.Y + dataC.Max.Y) / 2}, ylabel.Text)
+	dc.FillText(xsty, vg.Point{X: (dataC.Min.X + dataC.Max.X) / 2, Y: plotC.Min.Y - xlabel.Padding/2}, xlabel.Text)
 	p.Draw(plotC)
-	lc := draw.Crop(dc, Width-legendWidth+4, 0, 0, -0.25*vg.Inch)
-	leg.Draw(lc)
+	if legW > 0 {
+		lc := draw.Crop(dc, Width-legW+vg.Points(legendGap), 0, 0, -0.25*vg.Inch)
+		leg.Draw(lc)
+	}
 	// gonum/plot lays text out with Liberation Serif's metrics; Times New Roman has the same metrics, so name it (and
 	// serif) as fallbacks for viewers without Liberation, instead of letting them substitute a wider font.
 	var buf bytes.Buffer
@@ -534,69 +691,6 @@ func printable(s string) string {
 type blank struct{}
 
 func (blank) Thumbnail(*draw.Canvas) {}
-
-// decadeTicks labels the powers of ten in range ("1", "0.1", "0.01", "1e-03", ...) and marks 2..9 times each
-// unlabelled; unlike plot.LogTicks its labels carry no rounding noise (9.999e-05).
-type decadeTicks struct{}
-
-func (decadeTicks) Ticks(min, max float64) []plot.Tick {
-	if !(min > 0) || !(max > min) {
-		return nil
-	}
-	var ts []plot.Tick
-	for e := int(math.Floor(math.Log10(min))); e <= int(math.Ceil(math.Log10(max))); e++ {
-		v := math.Pow(10, float64(e))
-		if v >= min*(1-1e-12) && v <= max*(1+1e-12) {
-			ts = append(ts, plot.Tick{Value: v, Label: decadeLabel(e)})
-		}
-		for m := 2; m <= 9; m++ {
-			if mv := float64(m) * v; mv >= min && mv <= max {
-				ts = append(ts, plot.Tick{Value: mv})
-			}
-		}
-	}
-	labelled := 0
-	for _, t := range ts {
-		if t.Label != "" {
-			labelled++
-		}
-	}
-	for i := range ts {
-		if ts[i].Label != "" {
-			continue
-		}
-		m := ts[i].Value / math.Pow(10, math.Floor(math.Log10(ts[i].Value)+1e-9))
-		switch {
-		case labelled < 2: // less than a decade in view: label every multiple
-			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 3, 64)
-		case labelled < 4 && (math.Abs(m-2) < 1e-9 || math.Abs(m-5) < 1e-9): // few decades: label 2× and 5× too
-			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 3, 64)
-		}
-	}
-	return ts
-}
-
-func decadeLabel(e int) string {
-	switch {
-	case e >= 0 && e <= 4:
-		return strconv.FormatFloat(math.Pow(10, float64(e)), 'f', 0, 64)
-	case e < 0 && e >= -2:
-		return strconv.FormatFloat(math.Pow(10, float64(e)), 'f', -e, 64)
-	}
-	return fmt.Sprintf("1e%d", e)
-}
-
-// integerTicks marks whole numbers only (queue lengths).
-type integerTicks struct{}
-
-func (integerTicks) Ticks(min, max float64) []plot.Tick {
-	step := math.Max(1, math.Ceil((max-min)/10))
-	var ts []plot.Tick
-	for v := math.Ceil(min); v <= max; v += step {
-		ts = append(ts, plot.Tick{Value: v, Label: fmt.Sprint(v)})
-	}
-	return ts
-}
 
 // theorySegments splits one theory column (th[k] at x[k], NaN where none applies) into the pieces a line may join:
 // a theory with no value at some x (null there: no closed form) is broken there rather than drawn across it. Points

@@ -149,18 +149,6 @@ func TestDegenerateData(t *testing.T) {
 	}
 }
 
-func TestDecadeTicks(t *testing.T) {
-	var labels []string
-	for _, tk := range (decadeTicks{}).Ticks(0.0004, 20) {
-		if tk.Label != "" {
-			labels = append(labels, tk.Label)
-		}
-	}
-	if got := strings.Join(labels, " "); got != "1e-3 0.01 0.1 1 10" {
-		t.Errorf("labels = %q", got)
-	}
-}
-
 // Rows whose x is null (random takes no d) are left out of a metric figure, and a series with no x at all is not
 // drawn: the figure over d shows jsq_d alone.
 func TestNullX(t *testing.T) {
@@ -195,5 +183,97 @@ func TestTheorySegments(t *testing.T) {
 	}
 	if got := theorySegments(x[:3], []float64{0, -1, 2}, false, false); len(got) != 1 || len(got[0]) != 3 {
 		t.Errorf("linear axes keep every finite value in one piece: %v", got)
+	}
+}
+
+// Labels a spec leaves out come from the model's schema: a balls-into-bins tail is labelled with bins and loads
+// (not the supermarket's servers and jobs), a metric axis with the column's unit, an untitled figure by its columns.
+func TestSchemaLabels(t *testing.T) {
+	s, err := experiments.Parse("bins.toml", `name = "b"
+model = "balls_into_bins"
+seed = 1
+replications = 2
+[params]
+n = 100
+balls_per_bin = 1.0
+[sweep]
+d = [1, 2]
+
+[[figure]]
+name = "tail"
+kind = "queue_tail"
+y = "load_tail"
+theory = "theory_load_tail"
+series = "d"
+
+[[figure]]
+name = "max"
+kind = "metric"
+x = "d"
+y = "max_load"
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := model.Columns(s.Model)
+	tb := &results.Table{Columns: cols}
+	for i := range s.Runs() {
+		r := s.Run(i)
+		row := make(results.Row, len(cols))
+		for k, p := range s.Model.Params() {
+			row[tb.Col(p.Name)] = p.Cell(r.Point[k])
+		}
+		row[tb.Col("load_tail")] = results.List([]float64{0.6, 0.2 + 0.01*float64(r.Replication), 0.01})
+		row[tb.Col("theory_load_tail")] = results.List([]float64{0.6, 0.2, 0.01})
+		row[tb.Col("max_load")] = results.Int(int64(3 + r.Replication))
+		tb.Rows = append(tb.Rows, row)
+	}
+	for _, tc := range []struct {
+		fig          int
+		want, absent []string
+	}{
+		{0, []string{"s(i): fraction of bins with load &gt;= i", "i (balls in the bin)", "b: load_tail"}, []string{"servers", "jobs"}},
+		{1, []string{"max_load (balls)", ">d<", "b: max_load against d"}, nil},
+	} {
+		var buf bytes.Buffer
+		if err := Draw(s, s.Figures[tc.fig], tb, &buf); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(buf.String(), w) {
+				t.Errorf("%s: no %q in the SVG", s.Figures[tc.fig].Name, w)
+			}
+		}
+		for _, w := range tc.absent {
+			if strings.Contains(buf.String(), w) {
+				t.Errorf("%s: %q in the SVG", s.Figures[tc.fig].Name, w)
+			}
+		}
+	}
+}
+
+// Points of unstable runs are drawn grey and the caption says so; a figure without unstable runs has neither.
+func TestUnstableGrey(t *testing.T) {
+	s, err := experiments.Parse("fig.toml", figSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grey := fmt.Sprintf("stroke:#%02X%02X%02X", unstableColor.R, unstableColor.G, unstableColor.B)
+	for _, marked := range []bool{false, true} {
+		tb := table(t, s)
+		u, l := tb.Col(UnstableColumn), tb.Col("lambda")
+		for i := range tb.Rows {
+			tb.Rows[i][u] = results.Boolean(marked && tb.Rows[i][l].F == 0.9)
+		}
+		for _, f := range s.Figures {
+			var buf bytes.Buffer
+			if err := Draw(s, f, tb, &buf); err != nil {
+				t.Fatal(err)
+			}
+			svg := buf.String()
+			if got := strings.Contains(svg, grey) && strings.Contains(svg, unstableCaption); got != marked {
+				t.Errorf("%s, unstable rows %v: grey points and caption %v", f.Name, marked, got)
+			}
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"lbsweep/experiments"
+	"lbsweep/model"
 	"lbsweep/results"
 )
 
@@ -120,14 +121,22 @@ func drawSeries(s *experiments.Spec, f experiments.Figure, t *results.Table, w i
 	keep := func(y float64) bool { return !math.IsNaN(y) && !math.IsInf(y, 0) && (!f.LogY || y > 0) }
 
 	p := newPlot(f)
+	var cols []results.Column
+	if m, ok := s.Model.(model.SeriesModel); ok {
+		cols = model.SeriesColumns(m)
+	}
 	if p.X.Label.Text == "" {
-		p.X.Label.Text = f.X
+		p.X.Label.Text = axisLabel(column(cols, f.X))
 	}
 	if p.Y.Label.Text == "" {
-		p.Y.Label.Text = strings.Join(f.Ys, ", ")
+		p.Y.Label.Text = seriesYLabel(cols, f.Ys)
+	}
+	if p.Title.Text == "" {
+		p.Title.Text = s.Name + ": " + strings.Join(f.Ys, ", ") + " against " + f.X
 	}
 	leg := newLegend()
 	drawn := 0
+	var lns []plot.Plotter
 	for i, l := range lines {
 		style := draw.LineStyle{Color: palette[i%len(palette)], Width: vg.Points(1), Dashes: plotutil.Dashes(i / len(palette))}
 		var segs []plotter.XYs
@@ -157,29 +166,60 @@ func drawSeries(s *experiments.Spec, f experiments.Figure, t *results.Table, w i
 			}
 			ln.StepStyle = plotter.PostStep
 			ln.LineStyle = style
-			p.Add(ln)
+			lns = append(lns, ln)
 			drawn += len(pts)
 			if k == 0 {
-				leg.Add(l.label, ln)
+				leg.add(l.label, ln)
 			}
 		}
 	}
 	if drawn == 0 {
 		return fail("nothing to draw (no finite values%s in the selected samples)", map[bool]string{true: " > 0 for the log axis", false: ""}[f.LogY])
 	}
+	p.Add(plotter.NewGrid())
+	p.Add(lns...)
+	// The y range is padded (no line on the edge of the data area); x is padded only where no window bounds it.
+	xmin, xmax := pad(p.X.Min, p.X.Max, false)
 	if f.XFrom != nil {
-		p.X.Min = *f.XFrom
+		xmin = *f.XFrom
 	}
 	if f.XTo != nil {
-		p.X.Max = *f.XTo
+		xmax = *f.XTo
 	}
+	p.X.Min, p.X.Max = xmin, xmax
 	if f.LogY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = decadeTicks{}
+		p.Y.Tick.Marker = logTicks{}
 		p.Y.Min = floor
+		p.Y.Max = math.Max(p.Y.Max, floor*1.01)
 	}
-	p.Add(plotter.NewGrid())
+	p.Y.Min, p.Y.Max = pad(p.Y.Min, p.Y.Max, f.LogY)
 	return write(p, leg, w)
+}
+
+// seriesYLabel is the y label of a timeseries figure drawing columns ys of cols: their labels (else names), joined
+// by ", ", with their unit in parentheses when they all share one.
+func seriesYLabel(cols []results.Column, ys []string) string {
+	var labels []string
+	unit := ""
+	for i, y := range ys {
+		c := column(cols, y)
+		l := c.Label
+		if l == "" {
+			l = y
+		}
+		labels = append(labels, l)
+		if i == 0 {
+			unit = c.Unit
+		} else if c.Unit != unit {
+			unit = ""
+		}
+	}
+	label := strings.Join(labels, ", ")
+	if unit != "" {
+		label += " (" + unit + ")"
+	}
+	return label
 }
 
 // oneRun checks that rows of t are the rows of one run (one point, one replication), else names replication and the
