@@ -45,7 +45,7 @@ func BuildOf(meta []KV) string {
 // CheckBuilds reads the footers of the dataset files of dir (as ReadDataset lists them) and returns an error naming
 // two files that different builds wrote, or a file merged from parts of different builds (KeyPartBuilds), or nil.
 func CheckBuilds(dir string) error {
-	paths, err := datasetFiles(dir)
+	paths, err := DatasetFiles(dir)
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ const arrowSchemaKey = "ARROW:schema"
 // column names and types, else an error naming the file that differs, and were written from the same spec (equal
 // lbsweep.spec_sha256 metadata). No files is an error naming dir. Meta is the first file's.
 func ReadDataset(dir string) (*Table, error) {
-	paths, err := datasetFiles(dir)
+	paths, err := DatasetFiles(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func ReadDataset(dir string) (*Table, error) {
 // keeps every row). It reads one row group at a time, so memory holds the selected rows and one row group, not the
 // dataset: the way to take one run's rows out of a large time-series table.
 func ReadDatasetWhere(dir string, where []Cond) (*Table, error) {
-	paths, err := datasetFiles(dir)
+	paths, err := DatasetFiles(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -100,8 +100,9 @@ func ReadDatasetWhere(dir string, where []Cond) (*Table, error) {
 	return t, nil
 }
 
-// datasetFiles lists the *.parquet files directly inside dir, in lexical order; none is an error naming dir.
-func datasetFiles(dir string) ([]string, error) {
+// DatasetFiles lists the *.parquet files of the dataset in dir (the files ReadDataset reads: directly inside dir, not
+// subdirectories), as paths under dir in lexical order of their names; none is an error naming dir.
+func DatasetFiles(dir string) ([]string, error) {
 	ents, err := os.ReadDir(dir) // sorted by name
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
