@@ -1,5 +1,6 @@
 // Command plot renders the [[figure]] tables of lbsweep specs from their datasets as SVG and their [[table]] entries
-// as Markdown, and writes the reproduction report figures/REPORT.md. See `plot -h` and the README.
+// as Markdown, and writes the reproduction report figures/REPORT.md and its one-page HTML form figures/index.html.
+// See `plot -h` and the README.
 //
 // The first SIGINT, SIGTERM or SIGHUP stops it with status 130 whatever it is doing (a second exits at once); no
 // temporary file is left, and one left by a plot killed with SIGKILL is removed by the next plot writing that file.
@@ -53,8 +54,9 @@ const usage = `usage:
 Renders every [[figure]] of each spec from DIR/NAME/*.parquet (a timeseries figure from DIR/NAME/_timeseries/) to
 OUT/NAME-FIGURE.svg and every [[table]] to OUT/NAME-TABLE.md, and writes OUT/REPORT.md with those tables and every
 [[expect]] claim, its measured value and its verdict, for every spec plotted into OUT (this call's and earlier ones',
-listed in OUT/.report-specs and rebuilt from their datasets). A failed claim is reported, not an error: plot exits 0
-(sweep check is the gate that exits 1).
+listed in OUT/.report-specs and rebuilt from their datasets), and the same report as one self-contained page,
+OUT/index.html (figures embedded, linking each spec and dataset). A failed claim is reported, not an error: plot
+exits 0 (sweep check is the gate that exits 1).
 flags:
 `
 
@@ -66,7 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard) // flag errors are reported below, with the command's prefix
 	fs.Usage = func() {}
 	resDir := fs.String("results", "results", "results root holding `DIR`/NAME/")
-	outDir := fs.String("o", "figures", "`OUT`: where the SVGs and REPORT.md go")
+	outDir := fs.String("o", "figures", "`OUT`: where the SVGs, REPORT.md and index.html go")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage(fs, stderr)
@@ -112,8 +114,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		spec, t := l.spec, l.t
 		given[spec.Name] = true
-		entries = append(entries, entryOf(spec, path, *resDir, *outDir))
+		entry := entryOf(spec, path, *resDir, *outDir)
+		entries = append(entries, entry)
 		sec := render.Section{Spec: spec, Verdicts: claims.Evaluate(spec.Expects, t)}
+		if err := entry.link(*outDir, &sec); err != nil {
+			return fail(err)
+		}
 		for _, f := range spec.Figures {
 			tab := t
 			if f.Kind == experiments.Timeseries { // its one run's rows of the time-series table, read only now
@@ -139,16 +145,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "plot: wrote %s\n", filepath.Join(*outDir, name))
 		}
 		for _, tb := range spec.Tables {
-			var buf bytes.Buffer
-			if err := render.WriteTable(spec, tb, t, &buf); err != nil {
+			tab, err := render.MakeTable(spec, tb, t)
+			if err != nil {
 				fmt.Fprintf(stderr, "plot: %s: %v\n", spec.File, err)
 				return 1
 			}
+			var buf bytes.Buffer
+			tab.WriteMarkdown(&buf)
 			name := spec.Name + "-" + tb.Name + ".md"
 			if err := writeFile(ctx, filepath.Join(*outDir, name), buf.Bytes()); err != nil {
 				return fail(err)
 			}
-			sec.Tables = append(sec.Tables, buf.String())
+			sec.Tables = append(sec.Tables, tab)
 			fmt.Fprintf(stderr, "plot: wrote %s\n", filepath.Join(*outDir, name))
 		}
 		for _, v := range sec.Verdicts {
@@ -172,7 +180,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, errInterrupted) {
 			return fail(err)
 		} else if err != nil {
-			fmt.Fprintf(stderr, "plot: REPORT.md no longer covers %s, plotted here before: %v\n", e.Name, err)
+			fmt.Fprintf(stderr, "plot: REPORT.md and index.html no longer cover %s, plotted here before: %v\n", e.Name, err)
 			continue
 		}
 		sections = append(sections, sec)
@@ -188,6 +196,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	fmt.Fprintf(stderr, "plot: wrote %s\n", filepath.Join(*outDir, "REPORT.md"))
+	buf.Reset()
+	if err := render.HTMLReport(&buf, sections, os.DirFS(*outDir)); err != nil {
+		return fail(err)
+	}
+	if err := writeFile(ctx, filepath.Join(*outDir, "index.html"), buf.Bytes()); err != nil {
+		return fail(err)
+	}
+	fmt.Fprintf(stderr, "plot: wrote %s\n", filepath.Join(*outDir, "index.html"))
 	return 0
 }
 

@@ -137,7 +137,7 @@ func TestFailedWriteLeavesNoTemp(t *testing.T) {
 }
 
 // TestReportCoversEverySpecPlottedIntoOut guards the accumulating report: plotting two specs into one directory by
-// two calls gives one REPORT.md with both (before, the second call's report dropped the first spec), in name order,
+// two calls gives one REPORT.md and one index.html with both (before, the second call's report dropped the first spec), in name order,
 // whichever spec is plotted last; a spec that can no longer be read is dropped from it with a line on stderr.
 func TestReportCoversEverySpecPlottedIntoOut(t *testing.T) {
 	experimentstest.Register(t, experimentstest.Series{})
@@ -174,18 +174,46 @@ func TestReportCoversEverySpecPlottedIntoOut(t *testing.T) {
 		}
 		return string(b) + "\n--- stderr\n" + stderr.String()
 	}
+	page := func() string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(out, "index.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
 	plot(paths[0])
+	first := page()
 	for _, spec := range []string{paths[1], paths[0]} {
 		r := plot(spec)
 		a, z := strings.Index(r, "\n## alpha\n"), strings.Index(r, "\n## zeta\n")
 		if a < 0 || z < 0 || a > z || !strings.Contains(r, "![zeta-extremes.svg](zeta-extremes.svg)") {
 			t.Errorf("after plotting %s, REPORT.md does not hold alpha then zeta:\n%s", spec, r)
 		}
+		// index.html covers the same specs, in the same order, each linked to its spec and dataset relative to OUT.
+		p := page()
+		a, z = strings.Index(p, `<section id="alpha">`), strings.Index(p, `<section id="zeta">`)
+		if a < 0 || z < 0 || a > z {
+			t.Errorf("after plotting %s, index.html does not hold alpha then zeta", spec)
+		}
+		for _, link := range []string{`href="../alpha.toml"`, `href="../zeta.toml"`, `href="../results/alpha/runs.parquet"`, `href="../results/zeta/runs.parquet"`} {
+			if !strings.Contains(p, link) {
+				t.Errorf("after plotting %s, index.html has no %s", spec, link)
+			}
+		}
+	}
+	second := page()
+	if second == first {
+		t.Error("index.html did not change when a spec was added")
+	}
+	plot(paths[0])
+	if page() != second {
+		t.Error("index.html changed on a rerun with the same inputs")
 	}
 	if err := os.Remove(paths[1]); err != nil {
 		t.Fatal(err)
 	}
-	if r := plot(paths[0]); strings.Contains(r, "\n## alpha\n") || !strings.Contains(r, "plot: REPORT.md no longer covers alpha, plotted here before:") {
+	if r := plot(paths[0]); strings.Contains(r, "\n## alpha\n") || !strings.Contains(r, "plot: REPORT.md and index.html no longer cover alpha, plotted here before:") {
 		t.Errorf("a spec that no longer exists is still reported, or silently dropped:\n%s", r)
 	}
 }

@@ -13,11 +13,12 @@ import (
 	"lbsweep/cmd/plot/render"
 	"lbsweep/experiments"
 	"lbsweep/experiments/claims"
+	"lbsweep/results"
 )
 
-// manifestName is the file in OUT listing every spec plotted into OUT, so that REPORT.md covers them all whichever
-// specs a call gives: one line per spec, "NAME<TAB>SPEC<TAB>RESULTS", sorted by NAME, SPEC and RESULTS relative to
-// OUT (so the file is the same on every checkout; an absolute path where no relative one exists).
+// manifestName is the file in OUT listing every spec plotted into OUT, so that REPORT.md and index.html cover them
+// all whichever specs a call gives: one line per spec, "NAME<TAB>SPEC<TAB>RESULTS", sorted by NAME, SPEC and RESULTS
+// relative to OUT (so the file is the same on every checkout; an absolute path where no relative one exists).
 const manifestName = ".report-specs"
 
 // reportEntry is one line of the manifest: a spec plotted into OUT and the results root its dataset was read from,
@@ -116,6 +117,9 @@ func (e reportEntry) section(out string) (render.Section, error) {
 		return render.Section{}, err
 	}
 	sec := render.Section{Spec: spec, Verdicts: claims.Evaluate(spec.Expects, t)}
+	if err := e.link(out, &sec); err != nil {
+		return render.Section{}, err
+	}
 	for _, f := range spec.Figures {
 		name := spec.Name + "-" + f.Name + ".svg"
 		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
@@ -124,11 +128,27 @@ func (e reportEntry) section(out string) (render.Section, error) {
 		sec.Figures = append(sec.Figures, name)
 	}
 	for _, tb := range spec.Tables {
-		var buf bytes.Buffer
-		if err := render.WriteTable(spec, tb, t, &buf); err != nil {
+		tab, err := render.MakeTable(spec, tb, t)
+		if err != nil {
 			return render.Section{}, err
 		}
-		sec.Tables = append(sec.Tables, buf.String())
+		sec.Tables = append(sec.Tables, tab)
 	}
 	return sec, nil
+}
+
+// link sets the links of sec, e's section of the report in out: its spec, and the Parquet files of its dataset
+// (results.DatasetFiles of RESULTS/NAME), each shown as a path from the working directory and linked from out.
+func (e reportEntry) link(out string, sec *render.Section) error {
+	spec := resolve(out, e.Spec)
+	sec.SpecFile = render.Link{Text: filepath.ToSlash(spec), Href: e.Spec}
+	files, err := results.DatasetFiles(filepath.Join(resolve(out, e.Results), e.Name))
+	if err != nil {
+		return err
+	}
+	sec.DataFiles = nil
+	for _, f := range files {
+		sec.DataFiles = append(sec.DataFiles, render.Link{Text: filepath.ToSlash(f), Href: relTo(out, f)})
+	}
+	return nil
 }

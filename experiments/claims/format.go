@@ -54,26 +54,52 @@ const (
 // delimiter row and a newline after each.
 const MarkdownHeader = "| source | rows | metric | claim | measured | verdict |\n|---|---|---|---|---|---|\n"
 
+// Row is a verdict as the cells of the report's claims table (MarkdownHeader's columns), in plain text: Format's
+// Markdown style writes them escaped for Markdown, plot's index.html for HTML.
+type Row struct {
+	Source   string // Expect.Source
+	Rows     string // the claim's rows, RowsText of Expect.Where
+	Metric   string // Expect.Metric, "METRIC, i = L" for a list column's level L
+	Target   string // Verdict.Target
+	Measured string // "MEAN ± HALF (n = N)"
+	// Verdict is "reproduced", "not reproduced: REASON", "not reproduced (known: WHY): REASON" (WHY the spec's
+	// known_failure) or "reproduced (declared a known failure: update the spec)"; Verdict.Outcome classifies it.
+	Verdict string
+}
+
+// NotReproduced is how Row.Verdict of a failed claim begins (REPORT.md sets it in bold).
+const NotReproduced = "not reproduced"
+
+// Row returns v's cells in the report's claims table.
+func (v Verdict) Row() Row {
+	e := v.Expect
+	r := Row{Source: e.Source, Rows: RowsText(e.Where), Metric: e.Metric, Target: v.Target, Measured: estimate(v.Measured, false), Verdict: "reproduced"}
+	if e.Level > 0 {
+		r.Metric = fmt.Sprintf("%s, i = %d", e.Metric, e.Level)
+	}
+	switch v.Outcome() {
+	case PassedThoughKnown:
+		r.Verdict = "reproduced (declared a known failure: update the spec)"
+	case FailedAsDeclared:
+		r.Verdict = NotReproduced + " (known: " + e.KnownFailure + "): " + v.Reason
+	case Failed:
+		r.Verdict = NotReproduced + ": " + v.Reason
+	}
+	return r
+}
+
 // Format renders verdict v of a claim of the spec named spec in style s, without a final newline. It is the one
 // place that words verdicts and estimates: a mean is written %.5g, a CI half-width %.2g, n the runs it is over.
 func Format(spec string, v Verdict, s Style) string {
 	e := v.Expect
 	switch s {
 	case Markdown:
-		metric := e.Metric
-		if e.Level > 0 {
-			metric = fmt.Sprintf("%s, i = %d", metric, e.Level)
+		r := v.Row()
+		verdict := MarkdownCell(r.Verdict)
+		if rest, ok := strings.CutPrefix(r.Verdict, NotReproduced); ok {
+			verdict = "**" + NotReproduced + "**" + MarkdownCell(rest)
 		}
-		verdict := "reproduced"
-		switch v.Outcome() {
-		case PassedThoughKnown:
-			verdict = "reproduced (declared a known failure: update the spec)"
-		case FailedAsDeclared:
-			verdict = "**not reproduced** (known: " + MarkdownCell(e.KnownFailure) + "): " + v.Reason
-		case Failed:
-			verdict = "**not reproduced**: " + v.Reason
-		}
-		return fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", MarkdownCell(e.Source), MarkdownCell(RowsText(e.Where)), metric, MarkdownCell(v.Target), MarkdownCell(estimate(v.Measured, false)), verdict)
+		return fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", MarkdownCell(r.Source), MarkdownCell(r.Rows), MarkdownCell(r.Metric), MarkdownCell(r.Target), MarkdownCell(r.Measured), verdict)
 	case Note:
 		switch v.Outcome() {
 		case FailedAsDeclared:

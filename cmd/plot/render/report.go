@@ -11,10 +11,18 @@ import (
 
 // Section is one spec's part of the report.
 type Section struct {
-	Spec     *experiments.Spec
-	Figures  []string         // SVG file names beside REPORT.md
-	Tables   []string         // the Markdown of each [[table]], as WriteTable writes it (the NAME-TABLE.md files' text)
-	Verdicts []claims.Verdict // claims.Evaluate of its claims on its dataset
+	Spec      *experiments.Spec
+	Figures   []string         // SVG file names beside REPORT.md
+	Tables    []Table          // each [[table]], as MakeTable computes it (WriteMarkdown gives the NAME-TABLE.md files' text)
+	Verdicts  []claims.Verdict // claims.Evaluate of its claims on its dataset
+	SpecFile  Link             // the spec file (HTMLReport links it; REPORT.md shows Spec.File)
+	DataFiles []Link           // the Parquet files of its dataset (HTMLReport links them)
+}
+
+// Link is a file the report links to.
+type Link struct {
+	Text string // the path shown: as plot was given it, relative to the working directory when it can be
+	Href string // the path from the report's directory, slash-separated (absolute when there is no relative one)
 }
 
 // Report writes the reproduction report: per spec, its figures, its tables, and a table of claims with the measured
@@ -45,7 +53,8 @@ func Report(w io.Writer, sections []Section) {
 			fmt.Fprintf(w, "![%s](%s)\n\n", f, f)
 		}
 		for _, tb := range s.Tables {
-			fmt.Fprintf(w, "%s\n", tb)
+			tb.WriteMarkdown(w)
+			fmt.Fprintln(w)
 		}
 		if len(s.Verdicts) == 0 {
 			fmt.Fprintf(w, "No claims declared.\n")

@@ -30,20 +30,28 @@ type tableCol struct {
 	key    string // by parameter: the parameter's value (see valueKey) of the rows that fill the column
 }
 
-// WriteTable writes table tb of spec s from the dataset t to w as GitHub Markdown: a "### " heading (tb.Title, or
-// NAME-TABLE when it has none), the selection when tb.Where is set, the table, and the UnstableNote when a cell is
-// marked. The first header cell names the statistic and its sample size ("median of 3 runs", "mean ± 95% CI of
-// 3 runs"; by parameter, preceded by the metric); numeric cells are right-aligned, shown to tb.Digits significant
-// digits (an integer-valued statistic of an int64 column exactly), "–" where a cell has no value. The output
-// depends only on s, tb and t, so it is byte-identical across runs. It returns an error when no row matches the
-// selection or the dataset lacks a column the table names.
-func WriteTable(s *experiments.Spec, tb experiments.Table, t *results.Table, w io.Writer) error {
+// Table is a [[table]] of a spec computed from its dataset, as text: what WriteTable writes as Markdown and
+// HTMLReport as an HTML table. Every row has len(Header) cells; the text is plain (not escaped for any markup).
+type Table struct {
+	Title    string     // the spec's title for the table, or NAME-TABLE when it has none
+	Where    string     // the table's selection as claims.RowsText writes it, or "" when it takes every run
+	Header   []string   // the statistic and its sample size ("mean ± 95% CI of 3 runs"), then each column's header
+	Rows     [][]string // the row's label ("all" for the one row of a table without rows), then its statistics
+	Unstable bool       // some cell is marked "†": UnstableNote is the table's footnote
+}
+
+// MakeTable computes table tb of spec s from the dataset t. The first header cell names the statistic and its
+// sample size ("median of 3 runs", "mean ± 95% CI of 3 runs"; by parameter, preceded by the metric); the cells are
+// shown to tb.Digits significant digits (an integer-valued statistic of an int64 column exactly), "–" where a cell
+// has no value, with "†" after a cell holding an unstable run. The result depends only on s, tb and t. It returns an
+// error when no row matches the selection or the dataset lacks a column the table names.
+func MakeTable(s *experiments.Spec, tb experiments.Table, t *results.Table) (Table, error) {
 	if err := checkColumns(tb, t); err != nil {
-		return fmt.Errorf("table %s: %w", tb.Name, err)
+		return Table{}, fmt.Errorf("table %s: %w", tb.Name, err)
 	}
 	rows := t.Where(tb.Where)
 	if len(rows) == 0 {
-		return fmt.Errorf("table %s: no rows match the table's selection", tb.Name)
+		return Table{}, fmt.Errorf("table %s: no rows match the table's selection", tb.Name)
 	}
 	order, by := group(t, rows, tb.Rows)
 
@@ -65,14 +73,17 @@ func WriteTable(s *experiments.Spec, tb experiments.Table, t *results.Table, w i
 		unstable = -1
 	}
 
-	cells := make([][]string, len(order))
-	minN, maxN, marked := math.MaxInt, 0, false
+	out := Table{Title: tb.Title, Rows: make([][]string, len(order))}
+	minN, maxN := math.MaxInt, 0
 	for i, label := range order {
-		cells[i] = make([]string, len(cols))
-		for j, c := range cols {
+		if label == "" {
+			label = "all"
+		}
+		out.Rows[i] = append(make([]string, 0, 1+len(cols)), label)
+		for _, c := range cols {
 			var xs []float64
 			mark := false
-			for _, r := range by[label] {
+			for _, r := range by[order[i]] {
 				if pcol >= 0 && valueKey(t, r, pcol) != c.key {
 					continue
 				}
@@ -87,43 +98,63 @@ func WriteTable(s *experiments.Spec, tb experiments.Table, t *results.Table, w i
 			}
 			if mark {
 				text += "†"
-				marked = true
+				out.Unstable = true
 			}
-			cells[i][j] = text
+			out.Rows[i] = append(out.Rows[i], text)
 		}
 	}
-
-	title := tb.Title
-	if title == "" {
-		title = s.Name + "-" + tb.Name
+	if out.Title == "" {
+		out.Title = s.Name + "-" + tb.Name
 	}
-	fmt.Fprintf(w, "### %s\n\n", claims.MarkdownCell(title))
 	if len(tb.Where) > 0 {
-		fmt.Fprintf(w, "Runs where %s.\n\n", claims.MarkdownCell(claims.RowsText(tb.Where)))
+		out.Where = claims.RowsText(tb.Where)
 	}
 	head := statHeader(tb, minN, maxN)
 	if tb.Columns != "" {
 		head = tb.Metrics[0] + ": " + head
 	}
-	fmt.Fprintf(w, "| %s |", claims.MarkdownCell(head))
+	out.Header = append(out.Header, head)
 	for _, c := range cols {
-		fmt.Fprintf(w, " %s |", claims.MarkdownCell(c.header))
+		out.Header = append(out.Header, c.header)
 	}
-	fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---:|", len(cols)))
-	for i, label := range order {
-		if label == "" {
-			label = "all"
-		}
-		fmt.Fprintf(w, "| %s |", claims.MarkdownCell(label))
-		for _, c := range cells[i] {
-			fmt.Fprintf(w, " %s |", c)
+	return out, nil
+}
+
+// WriteTable writes table tb of spec s from the dataset t to w as GitHub Markdown (see MakeTable, and
+// Table.WriteMarkdown for the layout). The output depends only on s, tb and t, so it is byte-identical across runs.
+// It returns MakeTable's errors.
+func WriteTable(s *experiments.Spec, tb experiments.Table, t *results.Table, w io.Writer) error {
+	out, err := MakeTable(s, tb, t)
+	if err != nil {
+		return err
+	}
+	out.WriteMarkdown(w)
+	return nil
+}
+
+// WriteMarkdown writes the table to w as GitHub Markdown: a "### " heading (its title), "Runs where SELECTION." when
+// it has a selection, the table (the first column left-aligned, the statistics right-aligned, cells escaped with
+// claims.MarkdownCell), and the UnstableNote when a cell is marked.
+func (tt Table) WriteMarkdown(w io.Writer) {
+	fmt.Fprintf(w, "### %s\n\n", claims.MarkdownCell(tt.Title))
+	if tt.Where != "" {
+		fmt.Fprintf(w, "Runs where %s.\n\n", claims.MarkdownCell(tt.Where))
+	}
+	row := func(cells []string) {
+		fmt.Fprint(w, "|")
+		for _, c := range cells {
+			fmt.Fprintf(w, " %s |", claims.MarkdownCell(c))
 		}
 		fmt.Fprintln(w)
 	}
-	if marked {
+	row(tt.Header)
+	fmt.Fprintf(w, "|---|%s\n", strings.Repeat("---:|", len(tt.Header)-1))
+	for _, r := range tt.Rows {
+		row(r)
+	}
+	if tt.Unstable {
 		fmt.Fprintf(w, "\n%s\n", UnstableNote)
 	}
-	return nil
 }
 
 // checkColumns reports the first column tb names that t lacks (a dataset written by another model version).

@@ -222,7 +222,11 @@ func TestReportHoldsTables(t *testing.T) {
 		if err := WriteTable(s, tb, data, &buf); err != nil {
 			t.Fatal(err)
 		}
-		sec.Tables = append(sec.Tables, buf.String())
+		tab, err := MakeTable(s, tb, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sec.Tables = append(sec.Tables, tab)
 		tables = append(tables, buf.String())
 	}
 	var a, b bytes.Buffer
