@@ -1,4 +1,4 @@
-# lbsweep: experiments/X.toml → results/X/runs.parquet → figures/X-*.svg, X-*.md + figures/REPORT.md
+# lbsweep: experiments/X.toml → results/X/runs.parquet → figures/X-*.svg, X-*.md + figures/REPORT.md, figures/index.html
 #   make figures   rerun the stale experiments, draw every figure, write the report, check every claim
 #   make test      the test suite (go vet + go test)
 #   make bench     benchmarks (events/s of whole runs) and the side-by-side ratios to the C reference (ANCHORS=DIR)
