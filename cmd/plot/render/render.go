@@ -1,7 +1,7 @@
 // Package render draws the [[figure]] tables of an experiment spec from its dataset as SVG (gonum/plot), writes its
 // [[table]] entries as Markdown tables (medians, or means ± CI half-widths, of the runs in each cell), and writes the
 // reproduction report (REPORT.md: the tables, and each [[expect]] claim with its source, the claim, the measured
-// mean ± CI and the verdict). Simulated values are drawn as points with (1−α) Student-t confidence intervals over replications as
+// mean ± CI and the verdict; index.html: the same with the figures, as one self-contained page). Simulated values are drawn as points with (1−α) Student-t confidence intervals over replications as
 // error bars; closed forms as lines of the same colour.
 //
 // Figures are 6 × 3.6 in with 8–10 pt text and ASCII labels (the default font has no superscripts). The series'
