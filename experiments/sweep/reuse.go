@@ -92,7 +92,7 @@ func newName(path string) string {
 
 // keepSame compares the new files newName(path) (and newName(spath), spath "" for no time series) with the files
 // path and spath they are to replace. When each pair holds the same columns and rows and the same metadata but for
-// KeyRevision (the build that wrote it: a new commit re-simulating the same runs), the new files are removed, the old
+// the build's stamp (KeyRevision and KeyVersion: a new commit re-simulating the same runs), the new files are removed, the old
 // ones kept byte for byte and their modification time set to now (make's rule then sees them fresh), and it returns
 // true. Otherwise (or when an old file is missing or unreadable) it changes nothing and returns false.
 func keepSame(path, spath string) bool {
@@ -113,7 +113,14 @@ func keepSame(path, spath string) bool {
 	return true
 }
 
-// sameButRevision reports whether the files a and b hold the same columns, rows and metadata but for KeyRevision.
+// buildStamp reports whether metadata key names the build that wrote a file: its VCS revision, and its module
+// version, which a stamped build derives from that revision (a pseudo-version such as v0.0.0-20261202125819-a33f9f62a06f).
+// A clean clone's Quick start re-simulated every committed dataset and rewrote them all while only the version
+// differed, before the version was counted here.
+func buildStamp(key string) bool { return key == results.KeyRevision || key == results.KeyVersion }
+
+// sameButRevision reports whether the files a and b hold the same columns, rows and metadata but for the build's
+// stamp (buildStamp).
 func sameButRevision(a, b string) bool {
 	ta, err := results.ReadFile(a)
 	if err != nil {
@@ -124,7 +131,7 @@ func sameButRevision(a, b string) bool {
 		return false
 	}
 	for i, kv := range ta.Meta {
-		if kv.Key != tb.Meta[i].Key || kv.Key != results.KeyRevision && kv.Value != tb.Meta[i].Value {
+		if kv.Key != tb.Meta[i].Key || !buildStamp(kv.Key) && kv.Value != tb.Meta[i].Value {
 			return false
 		}
 	}

@@ -181,6 +181,9 @@ func TestRerunOfTheSameRowsKeepsTheFile(t *testing.T) {
 		before = append(before, b)
 	}
 	revision = func() string { return "4567def" }
+	oldVersion := version // a stamped build's version names its revision too
+	version = func() string { return "v0.0.0-20261202125819-4567def00000" }
+	t.Cleanup(func() { version = oldVersion })
 	if err := os.WriteFile(builtMark(files[0]), []byte("go:another\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -298,11 +298,21 @@ func tablesOf(s *experiments.Spec) tables {
 // read-only directory, a damaged file) need a build that is.
 var revision = results.Revision
 
-// withRevision sets meta's KeyRevision to revision() (results.Provenance wrote results.Revision()).
+// version is the module version the datasets carry (results.Provenance's KeyVersion), "" for the build's own. It is a
+// variable for the tests alone, as revision is: a stamped build's version names its revision.
+var version = func() string { return "" }
+
+// withRevision sets meta's KeyRevision to revision() and, when version() is not "", its KeyVersion to version()
+// (results.Provenance wrote the build's own).
 func withRevision(meta []results.KV) []results.KV {
 	for i := range meta {
-		if meta[i].Key == results.KeyRevision {
+		switch meta[i].Key {
+		case results.KeyRevision:
 			meta[i].Value = revision()
+		case results.KeyVersion:
+			if v := version(); v != "" {
+				meta[i].Value = v
+			}
 		}
 	}
 	return meta
