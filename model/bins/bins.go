@@ -173,12 +173,12 @@ func (Model) Cost(p model.Point) float64 { return ballsF(p) + float64(p[pN].I) }
 
 // EventsPerSecond implements model.Rater: balls per CPU-second, set by where the bins live and by the probes a
 // ball reads, each a likely cache miss once the bins outgrow the caches. Measured on the project's machine
-// (2026-12-02, experiments/sweep TestPlanRates -calibrate): greedy d = 1 at 2.2–2.9·10^8 balls/s up to n = 10^6,
+// (2026-12-02, experiments/sweep TestPlanRates -calibrate): greedy d = 1 at 2.2–2.9·10^8 balls/s up to n = 10^6 (2.5·10^8 assumed),
 // 6.9·10^7 at 10^7 and 4.7·10^7 at 10^8; d probes divide that by about d^0.8 (d = 3 at 10^8: 1.7·10^7), go_left
 // by another 1.25. Noisy probes draw a normal variate per probe: 2.5·10^7 balls/s for d = 1 and the threshold rule,
 // 1.0·10^7 for d = 2 (d^1.3), on the noisy-probes experiment's n = 10^5.
 func (Model) EventsPerSecond(p model.Point) float64 {
-	base := 2e8
+	base := 2.5e8
 	switch n := p[pN].I; {
 	case n >= 50_000_000:
 		base = 4.7e7

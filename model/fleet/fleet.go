@@ -387,11 +387,10 @@ func (Model) Cost(p model.Point) float64 {
 	return p[pLambda].F * p[pHorizon].F * (2 + float64(p[pN].I)/8)
 }
 
-// EventsPerSecond implements model.Rater: 9·10^6 events per CPU-second (6.7–7.5·10^6 over the boundary and knobs
-// experiments' points, 1.1–2.2·10^7 on four servers; bench/plan.sh put the four fleet experiments' plans at
-// 0.95–1.9 of their CPU time with it; measured on the project's machine, 2026-12-02, experiments/sweep TestPlanRates
-// -calibrate).
-func (Model) EventsPerSecond(model.Point) float64 { return 9e6 }
+// EventsPerSecond implements model.Rater: 1.2·10^7 events per CPU-second (6.7–7.5·10^6 over the boundary and knobs
+// experiments' points and 1.1–2.2·10^7 on four servers while the machine was loaded, about 1.5× faster when it was
+// quiet; measured on the project's machine, 2026-12-02, experiments/sweep TestPlanRates -calibrate).
+func (Model) EventsPerSecond(model.Point) float64 { return 1.2e7 }
 
 // Run implements model.Model: the measured columns; the theory columns are Theory's.
 func (Model) Run(ctx context.Context, p model.Point, seed model.Seed) (schema.Row, error) {
