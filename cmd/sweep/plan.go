@@ -62,7 +62,7 @@ func plan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "estimated work: %.3g events, %s CPU at %s\n", total, seconds(p.CPU), at)
 	fmt.Fprintf(stdout, "estimated time: %.3f s on %d workers (%s)\n", p.Time, p.Workers, seconds(p.Time))
-	workers := min(*jobs, spec.Runs())
+	workers := p.Workers
 	chunk := ""
 	if spec.Peak.SeriesRow > 0 {
 		chunk = fmt.Sprintf(", the time-series rows the writer and reader hold (row groups of %d rows of %s)", spec.SeriesRowGroup(), experiments.Bytes(spec.Peak.SeriesRow))

@@ -39,36 +39,36 @@ type ShardPlan struct {
 // PlanOf returns the plan of spec s split into n ≥ 1 shards for `workers` ≥ 1 runs at once, as `sweep plan -shard n
 // -j workers` prints it. rate, when positive, is the Cost units per CPU-second of one worker to assume for every run;
 // when 0, each point's model.Rater rate (DefaultRate for a model that is not one). The events are the model's Cost
-// (its own count of a run's events); a run's seconds are its Cost over the rate, plus its time-series rows'
-// writing, plus, for the first replication of a point, the point's model.TheoryCoster cost; the time is the makespan of the runs in run order on `workers` workers, each
-// taking the next run when it is free (as Run's pool does), plus the sweep's fixed costs; the split is the one Run
-// uses.
+// (its own count of a run's events); a run's seconds are its Cost over the rate, plus its time-series rows' writing,
+// plus, for the first replication of a point, the point's model.TheoryCoster cost; the time is the makespan of the
+// runs in run order on `workers` workers, each taking the next run when it is free (as Run's pool does), plus the
+// sweep's fixed costs; the split is the one Run uses.
 func PlanOf(s *experiments.Spec, n, workers int, rate float64) Plan {
 	var p Plan
-	runs := s.Runs()
+	runs, reps := s.Runs(), s.Replications
 	p.Workers = max(1, min(workers, runs))
-	free := make(freeAt, p.Workers)       // when each worker is next free, a min-heap
+	cost := make([]float64, s.Points())   // a run's Cost at each point
 	secs := make([]float64, s.Points())   // a run's seconds at each point
 	theory := make([]float64, s.Points()) // a point's theory's seconds, once per point
 	for i := range secs {
 		pt, _ := s.Point(i)
-		c := s.Model.Cost(pt)
-		p.Events += c * float64(s.Replications)
+		cost[i] = s.Model.Cost(pt)
+		p.Events += cost[i] * float64(reps)
 		r := rate
 		if r <= 0 {
 			r = RateOf(s.Model, pt)
 		}
 		b := s.Model.Bounds(pt)
-		secs[i] = c/r + planPerRun + b.SeriesRow*b.SeriesRows/planSeriesBPS
+		secs[i] = cost[i]/r + planPerRun + b.SeriesRow*b.SeriesRows/planSeriesBPS
 		if tc, ok := s.Model.(model.TheoryCoster); ok {
 			theory[i] = tc.TheoryCost(pt) / r
 		}
 	}
-	for i := range runs {
-		run := s.Run(i)
-		t := secs[run.PointIndex]
-		if run.Replication == 0 { // the point's theory, computed by the first of its runs to ask
-			t += theory[run.PointIndex]
+	free := make(freeAt, p.Workers) // when each worker is next free, a min-heap
+	for i := range runs {           // run i is replication i % reps of point i / reps (Spec.Run)
+		t := secs[i/reps]
+		if i%reps == 0 { // the point's theory, computed by the first of its runs to ask
+			t += theory[i/reps]
 		}
 		p.CPU += t
 		free[0] += t
@@ -83,7 +83,7 @@ func PlanOf(s *experiments.Spec, n, workers int, rate float64) Plan {
 		lo, hi := shardRange(s, sh)
 		w := 0.0
 		for i := lo; i < hi; i++ {
-			w += s.Model.Cost(s.Run(i).Point)
+			w += cost[i/reps]
 		}
 		p.Shards = append(p.Shards, ShardPlan{Shard: sh, Lo: lo, Hi: hi, Events: w})
 	}
