@@ -10,7 +10,7 @@ import (
 )
 
 // expectKeys are the keys of an [[expect]] table, decoded into a claims.Expect (see there for what each means).
-var expectKeys = []string{"source", "known_failure", "where", "metric", "level", "approx", "tol", "claimed_runs", "theory", "allowance", "less_than", "greater_than", "ratio", "in_law", "alpha"}
+var expectKeys = []string{"source", "known_failure", "where", "metric", "level", "approx", "tol", "claimed_runs", "theory", "allowance", "less_than", "greater_than", "ratio", "in_law", "alpha", "every", "some"}
 
 func (d *decoder) expects(s *Spec, raw map[string]any) error {
 	v, ok := raw["expect"]
@@ -28,7 +28,10 @@ func (d *decoder) expects(s *Spec, raw map[string]any) error {
 				return d.errf("expect", i, k, "unknown key (valid keys: %s)", strings.Join(expectKeys, ", "))
 			}
 		}
-		e := claims.Expect{Alpha: 0.05}
+		e := claims.Expect{Alpha: 0.05, Min: math.NaN(), Max: math.NaN()}
+		for _, p := range s.Model.Params() {
+			e.Params = append(e.Params, p.Name)
+		}
 		var err error
 		if e.Source, err = d.str(m, "expect", i, "source", true); err != nil {
 			return err
@@ -61,11 +64,14 @@ func (d *decoder) expects(s *Spec, raw map[string]any) error {
 		if e.Where, err = d.conds(cols, m, "expect", i, "where"); err != nil {
 			return err
 		}
+		if _, ok := m["theory"]; ok {
+			e.Alpha = claims.TheoryAlpha
+		}
 		if a, present, err := d.number(m, "expect", i, "alpha"); err != nil {
 			return err
 		} else if present {
-			if !(a > 0 && a < 1) {
-				return d.errf("expect", i, "alpha", "%v: need 0 < alpha < 1", a)
+			if !(a >= claims.MinAlpha && a <= claims.MaxAlpha) {
+				return d.errf("expect", i, "alpha", "%v: need %g ≤ alpha ≤ %g (smaller: a CI wide enough to pass nearly anything; larger: one correct claim in ten fails)", a, claims.MinAlpha, claims.MaxAlpha)
 			}
 			e.Alpha = a
 		}
@@ -84,12 +90,20 @@ func (d *decoder) expects(s *Spec, raw map[string]any) error {
 			if e.Value, _, err = d.number(m, "expect", i, "approx"); err != nil {
 				return err
 			}
+			if math.IsInf(e.Value, 0) || math.IsNaN(e.Value) {
+				return d.errf("expect", i, "approx", "%v: need a finite claimed value", e.Value)
+			}
 			tol, present, err := d.number(m, "expect", i, "tol")
 			if err != nil {
 				return err
 			}
-			if !present || !(tol >= 0) {
+			switch {
+			case !present || !(tol >= 0):
 				return d.errf("expect", i, "tol", "approx needs a tolerance tol ≥ 0 (say in source where it comes from)")
+			case e.Value == 0 && tol > 0:
+				return d.errf("expect", i, "tol", "%v: a claimed 0 has no scale for a tolerance: give tol = 0, or claim a bound (less_than = ...)", tol)
+			case tol > claims.MaxRelTol*math.Abs(e.Value):
+				return d.errf("expect", i, "tol", "%v is more than %g%% of the claimed %v: a claim that loose cannot fail (claim a bound, or a ratio, instead)", tol, 100*claims.MaxRelTol, e.Value)
 			}
 			e.Tol = tol
 		case "theory":
@@ -104,8 +118,8 @@ func (d *decoder) expects(s *Spec, raw map[string]any) error {
 			if a, present, err := d.number(m, "expect", i, "allowance"); err != nil {
 				return err
 			} else if present {
-				if !(a >= 0) {
-					return d.errf("expect", i, "allowance", "%v: need allowance ≥ 0", a)
+				if !(a >= 0) || math.IsInf(a, 0) {
+					return d.errf("expect", i, "allowance", "%v: need a finite allowance ≥ 0 (above %g%% of the theory's value the claim is inconclusive)", a, 100*claims.MaxRelTol)
 				}
 				e.Allowance = a
 			}
@@ -146,15 +160,30 @@ func (d *decoder) expects(s *Spec, raw map[string]any) error {
 			if e.Other, err = d.conds(cols, r, "expect", i, "where"); err != nil {
 				return err
 			}
-			var okMin, okMax bool
-			if e.Min, okMin, err = d.number(r, "expect", i, "min"); err != nil {
+			lo, okMin, err := d.number(r, "expect", i, "min")
+			if err != nil {
 				return err
 			}
-			if e.Max, okMax, err = d.number(r, "expect", i, "max"); err != nil {
+			hi, okMax, err := d.number(r, "expect", i, "max")
+			if err != nil {
 				return err
 			}
-			if !okMin || !okMax || e.Min > e.Max {
+			finite := func(x float64) bool { return !math.IsInf(x, 0) && !math.IsNaN(x) }
+			switch {
+			case !okMin && !okMax:
+				return d.errf("expect", i, "ratio", "give min, max or both: ratio ≥ min, ratio ≤ max, or min ≤ ratio ≤ max")
+			case okMin && (!finite(lo) || lo < 0), okMax && (!finite(hi) || hi <= 0):
+				return d.errf("expect", i, "ratio", "need finite bounds, min ≥ 0 and max > 0 (for a one-sided claim leave the other bound out)")
+			case okMin && okMax && lo > hi:
 				return d.errf("expect", i, "ratio", "needs min ≤ max")
+			case okMin && okMax && lo > 0 && hi > claims.MaxRatioSpan*lo:
+				return d.errf("expect", i, "ratio", "[%v, %v] spans more than a factor %d: a claim that loose cannot fail (claim a one-sided bound instead)", lo, hi, claims.MaxRatioSpan)
+			}
+			if okMin && lo > 0 {
+				e.Min = lo
+			}
+			if okMax {
+				e.Max = hi
 			}
 		}
 		if cr, present, err := d.integer(m, "expect", i, "claimed_runs"); err != nil {
@@ -168,7 +197,43 @@ func (d *decoder) expects(s *Spec, raw map[string]any) error {
 			}
 			e.ClaimedRuns = int(cr)
 		}
+		if e.Quant, err = d.quantifier(m, i); err != nil {
+			return err
+		}
+		if e.Quant != claims.Pooled && e.Relation == claims.InLaw {
+			return d.errf("expect", i, "every", "in_law judges one draw against the law of all the runs: it takes no quantifier")
+		}
 		s.Expects = append(s.Expects, e)
 	}
 	return nil
+}
+
+// quantifier decodes an [[expect]]'s every = "point" | "replication" or some = ..., at most one of them.
+func (d *decoder) quantifier(m map[string]any, i int) (claims.Quantifier, error) {
+	q := claims.Pooled
+	for _, k := range []string{"every", "some"} {
+		if _, present := m[k]; !present {
+			continue
+		}
+		v, err := d.str(m, "expect", i, k, false)
+		if err != nil {
+			return q, err
+		}
+		if q != claims.Pooled {
+			return q, d.errf("expect", i, k, "give every or some, not both")
+		}
+		switch {
+		case v == "point" && k == "every":
+			q = claims.EveryPoint
+		case v == "point":
+			q = claims.SomePoint
+		case v == "replication" && k == "every":
+			q = claims.EveryReplication
+		case v == "replication":
+			q = claims.SomeReplication
+		default:
+			return q, d.errf("expect", i, k, `%q: expected "point" (each grid point of the selection) or "replication" (each run)`, v)
+		}
+	}
+	return q, nil
 }

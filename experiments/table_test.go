@@ -120,7 +120,7 @@ less_than = { weights = [3, 2] }
 		tb.Rows = append(tb.Rows, row)
 	}
 	v := claims.Evaluate(s.Expects, tb)[0]
-	if !v.Pass || v.Measured.N != 1 || v.Measured.Mean != 2 {
+	if v.Status != claims.Pass || v.Measured.N != 1 || v.Measured.Mean != 2 {
 		t.Errorf("verdict %+v, want a pass on one row measuring 2", v)
 	}
 	for _, bad := range []struct{ tail, want string }{
@@ -166,7 +166,7 @@ less_than = { d = 2 }
 		}
 		tb.Rows = append(tb.Rows, row)
 	}
-	if v := claims.Evaluate(s.Expects, tb)[0]; !v.Pass || v.Measured.N != 1 || v.Measured.Mean != 1 {
+	if v := claims.Evaluate(s.Expects, tb)[0]; v.Status != claims.Pass || v.Measured.N != 1 || v.Measured.Mean != 1 {
 		t.Errorf("verdict %+v, want a pass on the one row with d null", v)
 	}
 	// On a string column too "null" selects nulls, and no policy of this grid is null: refused before the sweep.

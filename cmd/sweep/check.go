@@ -12,8 +12,9 @@ import (
 	"lbsweep/results"
 )
 
-// check is `sweep check [-results DIR] [-mixed-builds] SPEC.toml ...`: one line per claim (claims.Format's Line
-// style), then the counts; exit 1 when a claim fails (or passes though declared a known failure), a dataset is missing,
+// check is `sweep check [-results DIR] [-mixed-builds] [-strict] SPEC.toml ...`: one line per claim (claims.Format's
+// Line style), then the counts of the three verdicts; exit 1 when a claim fails (or passes though declared a known
+// failure), or with -strict is inconclusive, a dataset is missing,
 // or its files (shard parts) were written by different builds (results.CheckBuilds) without -mixed-builds.
 func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sweep check", flag.ContinueOnError)
@@ -21,6 +22,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {}
 	dir := fs.String("results", "results", "results root holding `DIR`/NAME/")
 	mixed := fs.Bool("mixed-builds", false, "accept a dataset whose files (shard parts) different builds wrote")
+	strict := fs.Bool("strict", false, "exit 1 when a claim is inconclusive, too")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage(fs, stderr)
@@ -33,7 +35,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "sweep check: give one or more SPEC.toml")
 		return 2
 	}
-	failed, passed, known := 0, 0, 0
+	failed, passed, known, inconclusive := 0, 0, 0, 0
 	for _, path := range fs.Args() {
 		spec, err := load(ctx, path)
 		if err != nil {
@@ -58,7 +60,9 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			switch {
 			case !v.OK():
 				failed++
-			case v.Pass:
+			case v.Status == claims.Inconclusive:
+				inconclusive++
+			case v.Status == claims.Pass:
 				passed++
 			default:
 				known++
@@ -69,8 +73,8 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if known > 0 {
 		fmt.Fprintf(stdout, "claims: %d declared not to reproduce (known_failure), as declared\n", known)
 	}
-	fmt.Fprintf(stdout, "claims: %d passed, %d failed\n", passed, failed)
-	if failed > 0 {
+	fmt.Fprintf(stdout, "claims: %d passed, %d failed, %d inconclusive\n", passed, failed, inconclusive)
+	if failed > 0 || (*strict && inconclusive > 0) {
 		return 1
 	}
 	return 0

@@ -57,8 +57,9 @@ const usage = `usage:
   sweep merge [-mixed-builds] DIR/NAME     join part-*-of-N.parquet into runs.parquet (as an unsharded sweep writes it),
                                            and _timeseries/part-*-of-N.parquet likewise; parts of different builds are
                                            refused unless -mixed-builds
-  sweep check [-results DIR] SPEC.toml ... evaluate the specs' [[expect]] claims on their datasets (exit 1 on a failure;
-                                           -mixed-builds accepts shard parts of different builds)
+  sweep check [-results DIR] SPEC.toml ... evaluate the specs' [[expect]] claims on their datasets: reproduced, not
+                                           reproduced or inconclusive (exit 1 on a failure, and with -strict on an
+                                           inconclusive claim; -mixed-builds accepts shard parts of different builds)
   sweep -list                              models, their parameters, and the dispatch policies
   sweep -schema MODEL                      the results columns of MODEL as a Markdown table (and its time-series
                                            columns, for a model with a time series)

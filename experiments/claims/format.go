@@ -10,21 +10,24 @@ import (
 // Outcome classifies a verdict against what its spec declares.
 type Outcome uint8
 
-// Outcomes. Only Reproduced and FailedAsDeclared are as expected (Verdict.OK).
+// Outcomes. Failed and PassedThoughKnown fail `sweep check` (Verdict.OK); Undecided is counted apart.
 const (
 	Reproduced        Outcome = iota // passes, and no known failure is declared
 	Failed                           // fails, and no known failure is declared
 	FailedAsDeclared                 // fails, as the spec's known_failure declares
 	PassedThoughKnown                // passes, although the spec declares it a known failure
+	Undecided                        // inconclusive: the CI is too wide to tell (known failure declared or not)
 )
 
 // Outcome returns v's outcome.
 func (v Verdict) Outcome() Outcome {
 	known := v.Expect.KnownFailure != ""
 	switch {
-	case v.Pass && known:
+	case v.Status == Inconclusive:
+		return Undecided
+	case v.Status == Pass && known:
 		return PassedThoughKnown
-	case v.Pass:
+	case v.Status == Pass:
 		return Reproduced
 	case known:
 		return FailedAsDeclared
@@ -39,8 +42,8 @@ type Style uint8
 // Styles of Format.
 const (
 	// Line is `sweep check`'s line, "SPEC: SOURCE: METRIC[i=L] = MEAN ± HALF (n = N, P% CI); claim TARGET: VERDICT",
-	// VERDICT being "ok", "FAIL: REASON", "not reproduced, as declared (WHY): REASON" or "PASSES, but is declared a
-	// known failure: remove known_failure".
+	// VERDICT being "ok", "FAIL: REASON", "not reproduced, as declared (WHY): REASON", "INCONCLUSIVE: REASON" or
+	// "PASSES, but is declared a known failure: remove known_failure"; a quantified claim adds "[COUNT]" before it.
 	Line Style = iota
 	// Markdown is REPORT.md's claims-table row "| SOURCE | ROWS | METRIC, i = L | TARGET | MEAN ± HALF (n = N) |
 	// VERDICT |" (the header is MarkdownHeader), cells escaped for Markdown.
@@ -63,9 +66,13 @@ type Row struct {
 	Target   string // Verdict.Target
 	Measured string // "MEAN ± HALF (n = N)"
 	// Verdict is "reproduced", "not reproduced: REASON", "not reproduced (known: WHY): REASON" (WHY the spec's
-	// known_failure) or "reproduced (declared a known failure: update the spec)"; Verdict.Outcome classifies it.
+	// known_failure), "inconclusive: REASON" or "reproduced (declared a known failure: update the spec)", with
+	// " (COUNT)" after the first word for a quantified claim; Verdict.Outcome classifies it.
 	Verdict string
 }
+
+// InconclusiveText is how Row.Verdict of an inconclusive claim begins (REPORT.md sets it in italics).
+const InconclusiveText = "inconclusive"
 
 // NotReproduced is how Row.Verdict of a failed claim begins (REPORT.md sets it in bold).
 const NotReproduced = "not reproduced"
@@ -77,13 +84,20 @@ func (v Verdict) Row() Row {
 	if e.Level > 0 {
 		r.Metric = fmt.Sprintf("%s, i = %d", e.Metric, e.Level)
 	}
+	count := ""
+	if v.Count != "" {
+		count = " (" + v.Count + ")"
+	}
+	r.Verdict += count
 	switch v.Outcome() {
 	case PassedThoughKnown:
-		r.Verdict = "reproduced (declared a known failure: update the spec)"
+		r.Verdict = "reproduced" + count + " (declared a known failure: update the spec)"
 	case FailedAsDeclared:
-		r.Verdict = NotReproduced + " (known: " + e.KnownFailure + "): " + v.Reason
+		r.Verdict = NotReproduced + count + " (known: " + e.KnownFailure + "): " + v.Reason
 	case Failed:
-		r.Verdict = NotReproduced + ": " + v.Reason
+		r.Verdict = NotReproduced + count + ": " + v.Reason
+	case Undecided:
+		r.Verdict = InconclusiveText + count + ": " + v.Reason
 	}
 	return r
 }
@@ -98,6 +112,8 @@ func Format(spec string, v Verdict, s Style) string {
 		verdict := MarkdownCell(r.Verdict)
 		if rest, ok := strings.CutPrefix(r.Verdict, NotReproduced); ok {
 			verdict = "**" + NotReproduced + "**" + MarkdownCell(rest)
+		} else if rest, ok := strings.CutPrefix(r.Verdict, InconclusiveText); ok {
+			verdict = "*" + InconclusiveText + "*" + MarkdownCell(rest)
 		}
 		return fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", MarkdownCell(r.Source), MarkdownCell(r.Rows), MarkdownCell(r.Metric), MarkdownCell(r.Target), MarkdownCell(r.Measured), verdict)
 	case Note:
@@ -106,6 +122,8 @@ func Format(spec string, v Verdict, s Style) string {
 			return fmt.Sprintf("%s: claim not reproduced, as the spec declares (known_failure): %s", spec, e.Source)
 		case Failed:
 			return fmt.Sprintf("%s: claim not reproduced: %s: %s", spec, e.Source, v.Reason)
+		case Undecided:
+			return fmt.Sprintf("%s: claim inconclusive: %s: %s", spec, e.Source, v.Reason)
 		}
 		return ""
 	default:
@@ -121,6 +139,11 @@ func Format(spec string, v Verdict, s Style) string {
 			verdict = "not reproduced, as declared (" + e.KnownFailure + "): " + v.Reason
 		case Failed:
 			verdict = "FAIL: " + v.Reason
+		case Undecided:
+			verdict = "INCONCLUSIVE: " + v.Reason
+		}
+		if v.Count != "" {
+			verdict = "[" + v.Count + "] " + verdict
 		}
 		return fmt.Sprintf("%s: %s: %s = %s; claim %s: %s", spec, e.Source, metric, estimate(v.Measured, true), v.Target, verdict)
 	}

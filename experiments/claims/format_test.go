@@ -15,7 +15,7 @@ func TestFormat(t *testing.T) {
 	known := claim
 	known.KnownFailure = "the seed's | rounding"
 	m := Estimate{N: 3, Mean: 0.4321, Half: 0.0123, Alpha: 0.05}
-	pass := Verdict{Expect: claim, Measured: m, Target: "0.43 ± 0.01", Pass: true}
+	pass := Verdict{Expect: claim, Measured: m, Target: "0.43 ± 0.01", Status: Pass}
 	fail := Verdict{Expect: claim, Measured: m, Target: "0.5 ± 0.01", Reason: "measured value outside the claim"}
 	knownFail, knownPass := fail, pass
 	knownFail.Expect, knownPass.Expect = known, known
@@ -46,7 +46,7 @@ func TestFormat(t *testing.T) {
 		}
 	}
 	// One run: no interval. The Markdown style selects all rows when the claim has no where.
-	one := Verdict{Expect: Expect{Source: "x", Metric: "jobs"}, Measured: Estimate{N: 1, Mean: 7, Half: math.NaN(), Alpha: 0.05}, Target: "-", Pass: true}
+	one := Verdict{Expect: Expect{Source: "x", Metric: "jobs"}, Measured: Estimate{N: 1, Mean: 7, Half: math.NaN(), Alpha: 0.05}, Target: "-", Status: Pass}
 	if got, want := Format("s", one, Line), "s: x: jobs = 7 (n = 1); claim -: ok"; got != want {
 		t.Errorf("n = 1, Line: %q, want %q", got, want)
 	}

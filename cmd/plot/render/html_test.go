@@ -43,10 +43,10 @@ func htmlSections(t *testing.T) ([]Section, fstest.MapFS) {
 	sec.Tables[0].Title = hostile
 	est := claims.Estimate{N: 2, Mean: 1.5, Half: 0.25, Alpha: 0.05}
 	for _, v := range []claims.Verdict{
-		{Expect: claims.Expect{Source: hostile, Metric: "mean_sojourn"}, Measured: est, Target: "< 2", Pass: true},
+		{Expect: claims.Expect{Source: hostile, Metric: "mean_sojourn"}, Measured: est, Target: "< 2", Status: claims.Pass},
 		{Expect: claims.Expect{Source: "fails", Metric: "queue_tail", Level: 2}, Measured: est, Target: "> 3", Reason: "1.5 is not > 3"},
 		{Expect: claims.Expect{Source: "known", Metric: "mean_sojourn", KnownFailure: "the source rounds"}, Measured: est, Target: "≈ 9", Reason: "off"},
-		{Expect: claims.Expect{Source: "stale", Metric: "mean_sojourn", KnownFailure: "was off once"}, Measured: est, Target: "< 2", Pass: true},
+		{Expect: claims.Expect{Source: "stale", Metric: "mean_sojourn", KnownFailure: "was off once"}, Measured: est, Target: "< 2", Status: claims.Pass},
 	} {
 		sec.Verdicts = append(sec.Verdicts, v)
 	}
