@@ -178,6 +178,9 @@ func (e Expect) groups(t *results.Table, rows []int, perRun bool) (groups [][]in
 			if js >= 0 {
 				k = fmt.Sprintf("seed %d", t.Rows[r][js].I)
 			}
+			if x, ok := value(t, r, e.Metric, e.Level); ok {
+				k += fmt.Sprintf(" (%s = %.6g)", e.Metric, x)
+			}
 			keys = append(keys, k)
 		}
 		return groups, keys, ""
