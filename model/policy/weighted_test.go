@@ -2,6 +2,7 @@ package policy
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -260,5 +261,92 @@ func TestObservers(t *testing.T) {
 		if want := seeds || v.e.Name == "least_outstanding" || v.e.Name == "least_latency"; samples != want {
 			t.Errorf("%s: Sampler = %v, want %v", v.name, samples, want)
 		}
+	}
+}
+
+// loopOnly is smooth WRR without the recorded period: nginx's O(n) loop on every pick.
+func loopOnly(weights []float64) *SWRR {
+	s := NewSWRR(weights)
+	s.period = 0
+	return s
+}
+
+// The recorded period changes no pick: against the O(n) loop on every pick, over integer, dyadic and non-dyadic
+// weights, for several periods, then after an eligibility mask and a Fail leave the record mid-period; and Current
+// agrees throughout.
+func TestSWRRRecordedPeriodIsTheLoop(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	sets := [][]float64{{5, 1, 1}, {1, 1, 1, 1}, {0.5, 1, 1, 0.25}, {0.1, 0.2, 0.3}, {3, 3, 6}, {1000, 1}}
+	for range 20 {
+		w := make([]float64, 1+r.IntN(40))
+		for i := range w {
+			w[i] = float64(1 + r.IntN(9))
+		}
+		sets = append(sets, w)
+	}
+	for _, w := range sets {
+		fast, slow := NewSWRR(w), loopOnly(w)
+		recorded := fast.period > 0
+		p := max(fast.period, len(w))
+		mask := make([]bool, len(w))
+		for i := range mask {
+			mask[i] = i%3 != 1
+		}
+		if len(w) == 1 {
+			mask[0] = true
+		}
+		for i := range 3*p + p/2 + 7 {
+			var a, b int
+			switch {
+			case i == 3*p+1: // mid-period: a mask leaves the record
+				a, b = fast.next(mask), slow.next(mask)
+			case i == 3*p+3:
+				fast.Fail(0, 2)
+				slow.Fail(0, 2)
+				a, b = fast.Next(), slow.Next()
+			default:
+				a, b = fast.Next(), slow.Next()
+			}
+			if a != b {
+				t.Fatalf("weights %v: pick %d: recorded %d, loop %d", w, i, a, b)
+			}
+			for k := range w {
+				if fast.Current(k) != slow.Current(k) {
+					t.Fatalf("weights %v: after pick %d: current[%d] %v, loop %v", w, i, k, fast.Current(k), slow.Current(k))
+				}
+			}
+		}
+		if fast.period != 0 || fast.replay {
+			t.Errorf("weights %v: the record should have been left after the mask (recorded at first: %v)", w, recorded)
+		}
+	}
+	if NewSWRR([]float64{5, 1, 1}).period != 7 || NewSWRR([]float64{0.5, 1}).period != 3 || NewSWRR([]float64{0.1, 1}).period != 0 || NewSWRR([]float64{3, 6}).period != 3 {
+		t.Error("periods: want 7 for 5:1:1, 3 for 0.5:1 and 3:6, none for 0.1:1")
+	}
+}
+
+// Per pick, smooth WRR over 500 servers with integer weights against round robin (the period recorded: O(1)).
+func BenchmarkSWRR500(b *testing.B) {
+	w := make([]float64, 500)
+	for i := range w {
+		w[i] = float64(1 + i%5)
+	}
+	s := NewSWRR(w)
+	b.ResetTimer()
+	for range b.N {
+		s.Next()
+	}
+}
+
+// BenchmarkSWRR500Loop is BenchmarkSWRR500 with nginx's O(n) loop on every pick.
+func BenchmarkSWRR500Loop(b *testing.B) {
+	w := make([]float64, 500)
+	for i := range w {
+		w[i] = float64(1 + i%5)
+	}
+	s := loopOnly(w)
+	b.ResetTimer()
+	for range b.N {
+		s.Next()
 	}
 }

@@ -29,3 +29,8 @@ func BenchmarkP2CN100(b *testing.B)    { benchRun(b, 100, "jsq_d", 2) }
 func BenchmarkP2CN1000(b *testing.B)   { benchRun(b, 1000, "jsq_d", 2) }
 func BenchmarkRandomN100(b *testing.B) { benchRun(b, 100, "random", 0) }
 func BenchmarkJSQN100(b *testing.B)    { benchRun(b, 100, "jsq", 0) }
+
+// smooth_wrr at n = 500 against round robin, per event (issue: within 2×): equal weights, so its recorded period is
+// the round-robin sequence read in O(1).
+func BenchmarkSmoothWRRN500(b *testing.B)  { benchRun(b, 500, "smooth_wrr", 0) }
+func BenchmarkRoundRobinN500(b *testing.B) { benchRun(b, 500, "round_robin", 0) }
