@@ -139,6 +139,9 @@ func (d *decoder) expects(s *Spec, raw map[string]any) error {
 			if e.Other, err = d.conds(cols, m, "expect", i, rels[0]); err != nil {
 				return err
 			}
+			if len(e.Other) == 0 {
+				return d.errf("expect", i, rels[0], "an empty table selects the claim's own rows: name the column that tells the other selection apart")
+			}
 		case "in_law":
 			e.Relation = claims.InLaw
 			x, _, err := d.number(m, "expect", i, "in_law")
@@ -174,6 +177,8 @@ func (d *decoder) expects(s *Spec, raw map[string]any) error {
 				return d.errf("expect", i, "ratio", "give min, max or both: ratio ≥ min, ratio ≤ max, or min ≤ ratio ≤ max")
 			case okMin && (!finite(lo) || lo < 0), okMax && (!finite(hi) || hi <= 0):
 				return d.errf("expect", i, "ratio", "need finite bounds, min ≥ 0 and max > 0 (for a one-sided claim leave the other bound out)")
+			case okMin && !okMax && lo == 0:
+				return d.errf("expect", i, "ratio", "min = 0 alone holds for any ratio of non-negative metrics: give a positive min, or a max")
 			case okMin && okMax && lo > hi:
 				return d.errf("expect", i, "ratio", "needs min ≤ max")
 			case okMin && okMax && lo > 0 && hi > claims.MaxRatioSpan*lo:

@@ -120,8 +120,8 @@ less_than = { weights = [3, 2] }
 		tb.Rows = append(tb.Rows, row)
 	}
 	v := claims.Evaluate(s.Expects, tb)[0]
-	if v.Status != claims.Pass || v.Measured.N != 1 || v.Measured.Mean != 2 {
-		t.Errorf("verdict %+v, want a pass on one row measuring 2", v)
+	if v.Status != claims.Inconclusive || v.Measured.N != 1 || v.Measured.Mean != 2 {
+		t.Errorf("verdict %+v, want one row measuring 2 (inconclusive: one run, no CI)", v)
 	}
 	for _, bad := range []struct{ tail, want string }{
 		{"\n[[table]]\nname = \"t\"\nrows = \"counts\"\nmetrics = [\"picks\"]\n", "column \"counts\" is a list: rows are made from scalar columns and list parameters"},
@@ -166,8 +166,8 @@ less_than = { d = 2 }
 		}
 		tb.Rows = append(tb.Rows, row)
 	}
-	if v := claims.Evaluate(s.Expects, tb)[0]; v.Status != claims.Pass || v.Measured.N != 1 || v.Measured.Mean != 1 {
-		t.Errorf("verdict %+v, want a pass on the one row with d null", v)
+	if v := claims.Evaluate(s.Expects, tb)[0]; v.Status != claims.Inconclusive || v.Measured.N != 1 || v.Measured.Mean != 1 {
+		t.Errorf("verdict %+v, want the one row with d null (inconclusive: one run, no CI)", v)
 	}
 	// On a string column too "null" selects nulls, and no policy of this grid is null: refused before the sweep.
 	_, err = parseNoPanic(t, "n.toml", specBase+"\n[[table]]\nname = \"t\"\nmetrics = [\"jobs\"]\nwhere = { policy = \"null\" }\n")

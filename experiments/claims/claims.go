@@ -75,8 +75,8 @@ const (
 )
 
 // MinLawRuns is the fewest runs an in_law claim is judged on at level alpha: ⌈2/alpha⌉ (40 at alpha = 0.05), so
-// that each tail left out holds at least one run and the quantiles are order statistics of the sample, not its
-// extremes by default.
+// that the central interval [x₍ₖ₎, x₍ₙ₊₁₋ₖ₎], k = ⌊(n+1)·alpha/2⌋, has k ≥ 1 and misses a further draw with
+// probability 2k/(n+1) ≤ alpha.
 func MinLawRuns(alpha float64) int { return int(math.Ceil(2/alpha - 1e-9)) }
 
 // Expect is one [[expect]] table: a claim of the experiment's source, as data (package experiments decodes and
@@ -121,6 +121,7 @@ const (
 	Fail         Status = iota // the CI excludes the claim (or the claim could not be evaluated: see Reason)
 	Pass                       // the CI meets the claim and resolves it
 	Inconclusive               // the CI meets the claim but is too wide to tell it from a meaningfully different one
+	Invalid                    // the claim could not be judged (no rows, nulls, overlapping selections): always fails `sweep check`, known failure or not
 )
 
 // Verdict is the outcome of one claim on a dataset.
@@ -137,8 +138,11 @@ type Verdict struct {
 // OK reports whether the verdict does not fail `sweep check`: a pass, a failure the spec declares as known, or an
 // inconclusive claim (counted apart).
 func (v Verdict) OK() bool {
-	if v.Status == Inconclusive {
+	switch v.Status {
+	case Inconclusive:
 		return true
+	case Invalid:
+		return false
 	}
 	return (v.Status == Pass) != (v.Expect.KnownFailure != "")
 }
@@ -325,6 +329,8 @@ func (s Status) String() string {
 		return "pass"
 	case Inconclusive:
 		return "inconclusive"
+	case Invalid:
+		return "invalid"
 	}
 	return "fail"
 }

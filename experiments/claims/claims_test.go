@@ -122,8 +122,8 @@ where = { servers = ` + where + ` }
 }
 
 // An in_law claim places a single claimed draw in the runs' empirical law: inside the central 95% of 40 runs
-// 1001, 1002, ..., 1040 are the values from the 2.5% quantile (the 1st value: the smallest whose empirical CDF
-// reaches 0.025) to the 97.5% quantile (the 39th); fewer than ⌈2/0.05⌉ = 40 runs are not judged (inconclusive), and
+// 1001, 1002, ..., 1040 are those from x₍₁₎ to x₍₄₀₎ (k = ⌊41·0.025⌋ = 1: a further draw misses them with
+// probability 2/41 ≤ 0.05); fewer than ⌈2/0.05⌉ = 40 runs are not judged (inconclusive), and
 // a law wider than the resolution cannot tell the claimed value from one 10% away (inconclusive).
 func TestClaimsInLaw(t *testing.T) {
 	spec := `name = "c"
@@ -144,16 +144,16 @@ metric = "mean_sojourn"
 in_law = 1020.5
 
 [[expect]]
-source = "at the 97.5% quantile"
+source = "at the largest run"
 where = { policy = "random" }
 metric = "mean_sojourn"
-in_law = 1039
+in_law = 1040
 
 [[expect]]
 source = "above it"
 where = { policy = "random" }
 metric = "mean_sojourn"
-in_law = 1039.5
+in_law = 1040.5
 
 [[expect]]
 source = "below the smallest"

@@ -23,6 +23,8 @@ const (
 func (v Verdict) Outcome() Outcome {
 	known := v.Expect.KnownFailure != ""
 	switch {
+	case v.Status == Invalid:
+		return Failed
 	case v.Status == Inconclusive:
 		return Undecided
 	case v.Status == Pass && known:

@@ -19,7 +19,7 @@ type judged struct {
 }
 
 func (e Expect) evaluate(t *results.Table) Verdict {
-	v := Verdict{Expect: e, Target: "-"}
+	v := Verdict{Expect: e, Target: "-", Status: Invalid}
 	rows := t.Where(e.Where)
 	switch {
 	case len(t.Rows) == 0:
@@ -32,14 +32,21 @@ func (e Expect) evaluate(t *results.Table) Verdict {
 	v.Measured = MeanCI(valuesAt(t, rows, e.Metric, e.Level), e.Alpha)
 	if e.Relation == WithinCI {
 		// Metric and theory over the same rows: those with a theory value.
-		missing := 0
+		missing, short := 0, 0
+		jt := t.Col(e.Theory)
 		for _, r := range rows {
 			if _, ok := value(t, r, e.Theory, e.Level); !ok {
 				missing++
+			} else if c := t.Rows[r][jt]; e.Level > 0 && len(c.L) < e.Level {
+				short++ // a theory list cut at the run's longest queue: not computed this far
 			}
 		}
 		if missing > 0 {
 			v.Reason = fmt.Sprintf("%s is null for %d of the %d selected rows: narrow the selection to rows with a closed form", e.Theory, missing, len(rows))
+			return v
+		}
+		if short > 0 {
+			v.Reason = fmt.Sprintf("%s is not computed to level %d in %d of the %d selected rows (it stops where their runs' queues did): claim a lower level", e.Theory, e.Level, short, len(rows))
 			return v
 		}
 	}
@@ -59,9 +66,26 @@ func (e Expect) evaluate(t *results.Table) Verdict {
 			}
 			return v
 		}
+		in := make(map[int]bool, len(rows))
+		for _, r := range rows {
+			in[r] = true
+		}
+		shared := 0
+		for _, o := range others {
+			if in[o] {
+				shared++
+			}
+		}
+		if shared > 0 {
+			v.Reason = fmt.Sprintf("the two selections share %d rows: a comparison needs disjoint selections (name the column that tells them apart in both)", shared)
+			return v
+		}
+	}
+	if nulls := len(rows) - v.Measured.N; nulls > 0 {
+		v.Count = fmt.Sprintf("%s null in %d of %d rows, left out", e.Metric, nulls, len(rows))
 	}
 	if e.Quant == Pooled {
-		j := e.judge(t, rows, others, e.Alpha)
+		j := e.judge(t, rows, others, e.Alpha, false)
 		v.Status, v.Target, v.Reason = j.status, j.target, j.reason
 		return v
 	}
@@ -78,6 +102,17 @@ func (e Expect) twoSample() bool {
 func (e Expect) quantified(t *results.Table, v Verdict, rows, others []int) Verdict {
 	perRun := e.Quant == EveryReplication || e.Quant == SomeReplication
 	every := e.Quant == EveryPoint || e.Quant == EveryReplication
+	var valid []int
+	for _, r := range rows {
+		if _, ok := value(t, r, e.Metric, e.Level); ok {
+			valid = append(valid, r)
+		}
+	}
+	nulls := ""
+	if len(valid) < len(rows) {
+		nulls = fmt.Sprintf("; %d rows with %s null left out", len(rows)-len(valid), e.Metric)
+	}
+	rows = valid
 	groups, keys, err := e.groups(t, rows, perRun)
 	if err != "" {
 		v.Reason = err
@@ -101,7 +136,7 @@ func (e Expect) quantified(t *results.Table, v Verdict, rows, others []int) Verd
 				return v
 			}
 		}
-		j := e.judge(t, grp, oth, alpha)
+		j := e.judge(t, grp, oth, alpha, perRun)
 		switch j.status {
 		case Pass:
 			pass++
@@ -125,7 +160,7 @@ func (e Expect) quantified(t *results.Table, v Verdict, rows, others []int) Verd
 		unit = "runs"
 	}
 	k := len(groups)
-	v.Count = fmt.Sprintf("%d of %d %s", pass, k, unit)
+	v.Count = fmt.Sprintf("%d of %d %s%s", pass, k, unit, nulls)
 	quant := "every"
 	if !every {
 		quant = "some"
@@ -205,27 +240,49 @@ func (e Expect) groups(t *results.Table, rows []int, perRun bool) (groups [][]in
 }
 
 // counterpart returns the rows of others that go with grp: for a run, the run with the same seed and replication; for
-// a point, the rows that agree with grp's first row on every parameter the other selection does not name.
+// a point, the rows that agree with grp's first row on every parameter the other selection does not name and that
+// takes more than one value among the other selection's rows (a parameter a model derives from a named one, as
+// load from lambda, is then constant there and not matched).
 func (e Expect) counterpart(t *results.Table, grp, others []int, perRun bool) []int {
 	var cols []int
 	if perRun {
-		cols = []int{t.Col("seed"), t.Col("replication")}
+		// The run with the same random numbers, else (another point's runs draw others) the same replication.
+		if out := matching(t, grp[0], others, []int{t.Col("seed"), t.Col("replication")}); len(out) == 1 {
+			return out
+		}
+		cols = []int{t.Col("replication")}
 	} else {
 		for _, p := range e.Params {
 			named := false
 			for _, c := range e.Other {
 				named = named || c.Column == p
 			}
-			if j := t.Col(p); j >= 0 && !named {
-				cols = append(cols, j)
+			j := t.Col(p)
+			if j < 0 || named {
+				continue
+			}
+			for _, o := range others[1:] {
+				if !results.Equal(t.Columns[j].Type, t.Rows[o][j], t.Rows[others[0]][j]) {
+					cols = append(cols, j)
+					break
+				}
 			}
 		}
 	}
+	out := matching(t, grp[0], others, cols)
+	if perRun && len(out) != 1 {
+		return nil
+	}
+	return out
+}
+
+// matching returns the rows of others equal to row r on every column of cols.
+func matching(t *results.Table, r int, others, cols []int) []int {
 	var out []int
 	for _, o := range others {
 		same := true
 		for _, j := range cols {
-			if j < 0 || !results.Equal(t.Columns[j].Type, t.Rows[o][j], t.Rows[grp[0]][j]) {
+			if j < 0 || !results.Equal(t.Columns[j].Type, t.Rows[o][j], t.Rows[r][j]) {
 				same = false
 				break
 			}
@@ -238,14 +295,24 @@ func (e Expect) counterpart(t *results.Table, grp, others []int, perRun bool) []
 }
 
 // judge applies the claim's relation to rows (and, for a two-selection claim, to the other selection's rows others)
-// at level alpha.
-func (e Expect) judge(t *results.Table, rows, others []int, alpha float64) judged {
+// at level alpha. perRun: rows is one run, judged on its value alone (no CI); otherwise a side with one value has no
+// CI and the claim is inconclusive.
+func (e Expect) judge(t *results.Table, rows, others []int, alpha float64, perRun bool) judged {
 	xs := valuesAt(t, rows, e.Metric, e.Level)
 	m := MeanCI(xs, alpha)
 	if m.N == 0 {
-		return judged{status: Fail, target: "-", reason: fmt.Sprintf("%s is null in the %d rows", e.Metric, len(rows))}
+		return judged{status: Invalid, target: "-", reason: fmt.Sprintf("%s is null in the %d rows", e.Metric, len(rows))}
 	}
-	half := m.Half // NaN with one run: the claim is then judged on that run's value alone
+	oneRun := "one run: no confidence interval (more replications; or, for a deterministic metric, every = \"replication\")"
+	if !perRun && e.Relation != InLaw {
+		if m.N < 2 {
+			return judged{status: Inconclusive, target: "-", reason: oneRun}
+		}
+		if others != nil && len(valuesAt(t, others, e.Metric, e.Level)) < 2 {
+			return judged{status: Inconclusive, target: "-", reason: "the other selection has " + oneRun}
+		}
+	}
+	half := m.Half // NaN with one run (perRun): the claim is then judged on that run's value alone
 	if math.IsNaN(half) {
 		half = 0
 	}
@@ -266,6 +333,9 @@ func (e Expect) judge(t *results.Table, rows, others []int, alpha float64) judge
 		}
 		half = widen(half)
 		j.target = fmt.Sprintf("%.6g ± %.3g (claimed value's rounding; %s ± %.3g added)", e.Value, e.Tol, what, half)
+		if perRun {
+			j.target = fmt.Sprintf("%.6g ± %.3g (claimed value's rounding; the run's value, no CI)", e.Value, e.Tol)
+		}
 		j.status, j.reason = interval(m.Mean, half, e.Value-e.Tol, e.Value+e.Tol, resolution(e.Value))
 	case e.Relation == WithinCI:
 		th := MeanCI(valuesAt(t, rows, e.Theory, e.Level), alpha)
@@ -276,15 +346,13 @@ func (e Expect) judge(t *results.Table, rows, others []int, alpha float64) judge
 		}
 	case e.Relation == InLaw:
 		// The claimed value is one draw (a book's single simulation), so it is judged against the spread of our
-		// runs, not against our mean's CI: it must lie between the empirical alpha/2 and 1 − alpha/2 quantiles of
-		// the runs' values (gonum's stat.Empirical: the smallest value whose empirical CDF reaches p). The law
-		// resolves the claim when its central interval is narrower than twice the resolution.
+		// runs, not against our mean's CI: it must lie inside their central interval (lawInterval). The law
+		// resolves the claim when that interval is narrower than twice the resolution.
 		if need := MinLawRuns(alpha); len(xs) < need {
 			return judged{status: Inconclusive, target: "-", reason: fmt.Sprintf("%d runs: an in_law claim at alpha = %g needs at least %d", len(xs), alpha, need)}
 		}
 		sort.Float64s(xs)
-		lo := stat.Quantile(alpha/2, stat.Empirical, xs, nil)
-		hi := stat.Quantile(1-alpha/2, stat.Empirical, xs, nil)
+		lo, hi := lawInterval(xs, alpha)
 		j.target = fmt.Sprintf("%.6g inside the runs' central %.4g%%: [%.6g, %.6g] (%d runs; median %.6g)", e.Value, level, lo, hi, len(xs), stat.Quantile(0.5, stat.Empirical, xs, nil))
 		switch res := resolution(e.Value); {
 		case e.Value < lo-slack(lo) || e.Value > hi+slack(hi):
@@ -302,6 +370,9 @@ func (e Expect) judge(t *results.Table, rows, others []int, alpha float64) judge
 			op = "<"
 		}
 		j.target = fmt.Sprintf("%s %.6g (with our CI ± %.3g)", op, e.Bound, half)
+		if perRun {
+			j.target = fmt.Sprintf("%s %.6g (the run's value, no CI)", op, e.Bound)
+		}
 		j.status, j.reason = side(m.Mean-half, m.Mean+half, e.Bound, below, true)
 	default: // LessThan, GreaterThan and Ratio against another selection
 		ys := valuesAt(t, others, e.Metric, e.Level)
@@ -311,10 +382,16 @@ func (e Expect) judge(t *results.Table, rows, others []int, alpha float64) judge
 		}
 		px, py, paired := pairs(t, rows, others, e.Metric, e.Level)
 		how := "Welch"
+		if perRun {
+			how = "one run each"
+		}
 		if paired {
 			xs, ys, how = px, py, fmt.Sprintf("paired by seed, %d pairs", len(px))
 		}
 		if e.Relation == Ratio {
+			if !paired {
+				how = "the means taken as independent"
+			}
 			j = e.ratio(xs, ys, paired, alpha, how, widen)
 			break
 		}
@@ -375,9 +452,30 @@ func (e Expect) ratio(xs, ys []float64, paired bool, alpha float64, how string, 
 		claim = fmt.Sprintf("in [%.4g, %.4g]", e.Min, e.Max)
 		j.status, j.reason = interval(r, hr, e.Min, e.Max, resolution((e.Min+e.Max)/2))
 	}
-	if math.IsNaN(r) || math.IsInf(r, 0) {
-		j.status, j.reason = Fail, fmt.Sprintf("the other selection's mean is %.4g: no ratio", b.Mean)
+	if b.Mean == 0 || math.IsNaN(r) || math.IsInf(r, 0) {
+		// No ratio; a one-sided lower bound still holds when the numerator is surely positive.
+		j.status, j.reason = Inconclusive, fmt.Sprintf("the other selection's mean is %.4g: no ratio to bound", b.Mean)
+		if b.Mean == 0 && math.IsNaN(e.Max) && a.Mean-math.Max(0, nanZero(a.Half)) > 0 && b.Half == 0 {
+			j.status, j.reason = Pass, ""
+		}
 	}
 	j.target = fmt.Sprintf("ratio to %s (%.6g) %s: %.4g ± %.2g (%s)", condText(e.Other), b.Mean, claim, r, hr, how)
 	return j
+}
+
+// nanZero is x, or 0 for NaN.
+func nanZero(x float64) float64 {
+	if math.IsNaN(x) {
+		return 0
+	}
+	return x
+}
+
+// lawInterval is the runs' central 1 − alpha interval by symmetric order statistics: [x₍ₖ₎, x₍ₙ₊₁₋ₖ₎] of the sorted
+// xs with k = ⌊(n+1)·alpha/2⌋ (1-based), which a further draw from the same law misses with probability 2k/(n+1) ≤
+// alpha; MinLawRuns makes k ≥ 1.
+func lawInterval(xs []float64, alpha float64) (lo, hi float64) {
+	n := len(xs)
+	k := max(1, int(math.Floor(float64(n+1)*alpha/2+1e-9)))
+	return xs[k-1], xs[n-k]
 }

@@ -214,3 +214,33 @@ func TestUnfalsifiableClaimsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A claim that cannot be judged is invalid and fails `sweep check` even when declared a known failure; one run has
+// no CI (inconclusive, unless the claim is per run); two selections that share rows are not compared.
+func TestInvalidAndOneRun(t *testing.T) {
+	var runs []run
+	for i, x := range spread(10, 0.1, 4) {
+		runs = append(runs, run{"random", 0.5, i, x}, run{"jsq", 0.5, i, x - 1})
+	}
+	runs = append(runs, run{"random", 0.9, 0, 12})
+	cases := []struct {
+		claim string
+		want  claims.Status
+	}{
+		{`where = { lambda = 0.9, policy = "jsq" }` + "\napprox = 10\ntol = 0\nknown_failure = \"x\"", claims.Invalid},
+		{`where = { lambda = 0.9 }` + "\napprox = 12\ntol = 0", claims.Inconclusive},
+		{`where = { lambda = 0.9 }` + "\napprox = 12\ntol = 0\nevery = \"replication\"", claims.Pass},
+		{`where = { lambda = 0.5 }` + "\ngreater_than = { policy = \"jsq\" }", claims.Invalid},
+		{`where = { lambda = 0.5, policy = "random" }` + "\nless_than = { lambda = 0.9 }", claims.Inconclusive},
+	}
+	for _, c := range cases {
+		s := verdictSpec(t, "[[expect]]\nsource = \"c\"\nmetric = \"mean_sojourn\"\n"+c.claim+"\n")
+		v := claims.Evaluate(s.Expects, runsTable(t, s, runs))[0]
+		if v.Status != c.want {
+			t.Errorf("%s:\n  %v, want %v (%s; %s)", strings.ReplaceAll(c.claim, "\n", "; "), v.Status, c.want, v.Target, v.Reason)
+		}
+		if c.want == claims.Invalid && v.OK() {
+			t.Errorf("%s: an invalid claim must fail sweep check", c.claim)
+		}
+	}
+}
