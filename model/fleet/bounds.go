@@ -18,7 +18,8 @@ const (
 
 // Bounds implements model.Model: the servers' state and slots (8 B a slot), the policy's state, and, when the
 // arrival rate exceeds the fleet's service rate (seed 000 allows it), the backlog of requests that builds up over
-// the horizon.
+// the horizon. The same on both clocks: the tick clock's one extra buffer holds the responses retired at one tick,
+// which are among the pending requests counted here; its work is by horizon too (Cost counts every tick).
 func (Model) Bounds(p model.Point) model.Bounds {
 	cs := classesOf(p)
 	n := float64(p[pN].I)

@@ -8,9 +8,11 @@ import (
 	"lbsweep/model/sim"
 )
 
+// config is a run's setting: the classes, λ per tick, horizon and warmup in ticks, and the clock.
 type config struct {
 	classes                 []class
 	lambda, horizon, warmup float64
+	ticks                   bool // seed 000's integer ticks (clock = "ticks"), else continuous time
 }
 
 // outcome is what a run measured.
@@ -26,6 +28,7 @@ type outcome struct {
 	events      int64
 	final       policy.Policy // the policy after the run (tests read its state)
 	outstanding []int32       // per server at the end (all 0 once drained; tests check it)
+	wholeTicks  bool          // the tick clock: every latency is a whole number of ticks
 }
 
 // response is a pending response on the event list.
@@ -91,12 +94,25 @@ func (c *class) duration(r *sim.Rand) float64 {
 	return x * c.latency()
 }
 
-// simulate runs the event-driven simulation described in the package doc, with policy pol observing responses when
-// observe says (policy.Traits.Observe). It returns ctx.Err() when ctx is done, checked every 2^16 events (a mask test
-// per event).
-func simulate(ctx context.Context, c config, s sim.Streams, pol policy.Policy, observe policy.When) (outcome, error) {
-	var servers []server
-	var broken, fastest []bool
+// engine is one simulation's state, shared by the two clocks' loops.
+type engine struct {
+	c                        config
+	s                        sim.Streams
+	pol                      policy.Policy
+	servers                  []server
+	broken, fastest          []bool
+	lv                       *sim.Levels
+	view                     policy.View
+	pending                  sim.Events[response]
+	obs                      policy.Observer
+	atCompletion, atDispatch bool
+	sampler                  policy.Sampler
+	out                      outcome
+}
+
+// newEngine builds the servers, in class order, and an empty outcome.
+func newEngine(c config, s sim.Streams, pol policy.Policy, observe policy.When) *engine {
+	r := &engine{c: c, s: s, pol: pol}
 	quickest := math.Inf(1)
 	for _, cl := range c.classes {
 		quickest = min(quickest, cl.latency())
@@ -104,31 +120,105 @@ func simulate(ctx context.Context, c config, s sim.Streams, pol policy.Policy, o
 	for i := range c.classes {
 		cl := &c.classes[i]
 		for range cl.count {
-			servers = append(servers, server{class: cl, slots: make(slotClock, cl.slots)})
-			broken = append(broken, !cl.healthy)
-			fastest = append(fastest, cl.latency() == quickest)
+			r.servers = append(r.servers, server{class: cl, slots: make(slotClock, cl.slots)})
+			r.broken = append(r.broken, !cl.healthy)
+			r.fastest = append(r.fastest, cl.latency() == quickest)
 		}
 	}
-	n := len(servers)
-	lv := sim.NewLevels(n)
-	view := policy.View{Loads: lv}
-	var pending sim.Events[response]
-	var obs policy.Observer
+	n := len(r.servers)
+	r.lv = sim.NewLevels(n)
+	r.view = policy.View{Loads: r.lv}
 	if observe != policy.Never {
-		obs = pol.(policy.Observer)
+		r.obs = pol.(policy.Observer)
 	}
-	atCompletion, atDispatch := observe == policy.AtCompletion, observe == policy.AtDispatch
-	sampler, _ := pol.(policy.Sampler)
-	out := outcome{all: sim.NewSojourns(), ok: sim.NewSojourns(), sent: make([]int64, n), sampler: sampler != nil,
-		final: pol}
+	r.atCompletion, r.atDispatch = observe == policy.AtCompletion, observe == policy.AtDispatch
+	r.sampler, _ = pol.(policy.Sampler)
+	r.out = outcome{all: sim.NewSojourns(), ok: sim.NewSojourns(), sent: make([]int64, n), sampler: r.sampler != nil,
+		final: pol, wholeTicks: c.ticks}
 	anyBroken := false
-	for _, b := range broken {
+	for _, b := range r.broken {
 		anyBroken = anyBroken || b
 	}
 	if !anyBroken {
-		out.sampler = false
+		r.out.sampler = false
 	}
+	return r
+}
 
+// respond handles the response of r (popped from the pending events) at time t.
+func (r *engine) respond(t float64, resp response) {
+	k := int(resp.server)
+	r.lv.Down(k, t)
+	latency := t - resp.arrived
+	if resp.measured {
+		r.out.all.Add(latency)
+		if resp.ok {
+			r.out.ok.Add(latency)
+		}
+	}
+	if r.atCompletion {
+		r.obs.Observe(k, latency, t, outcomeOf(resp.ok))
+	}
+}
+
+// arrive routes a request arriving at t: the policy picks, the request is booked on the server's earliest-free slot
+// for the duration dur draws, its response pushed on the pending events, and a policy observing at dispatch told.
+func (r *engine) arrive(t float64, dur func(*class, *sim.Rand) float64) {
+	out := &r.out
+	measured := t >= r.c.warmup
+	k := r.pol.Pick(r.view, policy.Request{Now: t}, r.s.Dispatch)
+	if measured {
+		out.sent[k]++
+		if r.broken[k] {
+			out.sentBroken++
+		}
+		if r.fastest[k] {
+			out.sentFastest++
+		}
+		if out.sampler {
+			if cand := r.sampler.Candidates(); len(cand) >= 2 && brokenIn(cand, r.broken) {
+				out.samples++
+				if r.broken[k] {
+					out.won++
+				}
+			}
+		}
+	}
+	srv := &r.servers[k]
+	done := srv.slots.start(t, dur(srv.class, r.s.Service))
+	r.lv.Up(k, t)
+	ok := srv.class.healthy
+	r.pending.Push(done, response{server: int32(k), ok: ok, measured: measured, arrived: t})
+	if r.atDispatch {
+		r.obs.Observe(k, done-t, t, outcomeOf(ok))
+	}
+}
+
+// finish closes the measurement window if no event did and records the final outstanding counts.
+func (r *engine) finish(marked, ended bool) outcome {
+	if !marked {
+		r.lv.Mark(r.c.warmup)
+	}
+	if !ended {
+		_, _, r.out.peak = r.lv.Window(r.c.horizon)
+	}
+	n := len(r.servers)
+	r.out.outstanding = make([]int32, n)
+	for k := range n {
+		r.out.outstanding[k] = r.lv.Len(k)
+	}
+	return r.out
+}
+
+// simulate runs the simulation described in the package doc on the clock c.ticks says, with policy pol observing
+// responses when observe says (policy.Traits.Observe). It returns ctx.Err() when ctx is done, checked every 2^16
+// events (a mask test per event; on the tick clock also every 2^16 ticks).
+func simulate(ctx context.Context, c config, s sim.Streams, pol policy.Policy, observe policy.When) (outcome, error) {
+	r := newEngine(c, s, pol, observe)
+	if c.ticks {
+		return r.ticks(ctx)
+	}
+	out := &r.out
 	ta := s.Arrivals.Exp() / c.lambda // next arrival; +Inf once arrivals have stopped
 	if ta >= c.horizon {
 		ta = math.Inf(1)
@@ -136,20 +226,20 @@ func simulate(ctx context.Context, c config, s sim.Streams, pol policy.Policy, o
 	marked, ended := false, false
 	for {
 		// A response at the same instant as an arrival goes first (the toy retires before it routes).
-		respond := pending.Len() > 0 && pending.Next() <= ta
+		respond := r.pending.Len() > 0 && r.pending.Next() <= ta
 		if !respond && ta == math.Inf(1) {
 			break
 		}
 		t := ta
 		if respond {
-			t = pending.Next()
+			t = r.pending.Next()
 		}
 		if !marked && t >= c.warmup {
-			lv.Mark(c.warmup)
+			r.lv.Mark(c.warmup)
 			marked = true
 		}
 		if !ended && t >= c.horizon {
-			_, _, out.peak = lv.Window(c.horizon)
+			_, _, out.peak = r.lv.Window(c.horizon)
 			ended = true
 		}
 		out.events++
@@ -157,62 +247,15 @@ func simulate(ctx context.Context, c config, s sim.Streams, pol policy.Policy, o
 			return outcome{}, ctx.Err()
 		}
 		if respond {
-			_, r := pending.Pop()
-			k := int(r.server)
-			lv.Down(k, t)
-			latency := t - r.arrived
-			if r.measured {
-				out.all.Add(latency)
-				if r.ok {
-					out.ok.Add(latency)
-				}
-			}
-			if atCompletion {
-				obs.Observe(k, latency, t, outcomeOf(r.ok))
-			}
+			_, resp := r.pending.Pop()
+			r.respond(t, resp)
 			continue
 		}
-		measured := t >= c.warmup
-		k := pol.Pick(view, policy.Request{Now: t}, s.Dispatch)
-		if measured {
-			out.sent[k]++
-			if broken[k] {
-				out.sentBroken++
-			}
-			if fastest[k] {
-				out.sentFastest++
-			}
-			if out.sampler {
-				if cand := sampler.Candidates(); len(cand) >= 2 && brokenIn(cand, broken) {
-					out.samples++
-					if broken[k] {
-						out.won++
-					}
-				}
-			}
-		}
-		srv := &servers[k]
-		done := srv.slots.start(t, srv.class.duration(s.Service))
-		lv.Up(k, t)
-		ok := srv.class.healthy
-		pending.Push(done, response{server: int32(k), ok: ok, measured: measured, arrived: t})
-		if atDispatch {
-			obs.Observe(k, done-t, t, outcomeOf(ok))
-		}
+		r.arrive(t, (*class).duration)
 		ta = t + s.Arrivals.Exp()/c.lambda
 		if ta >= c.horizon {
 			ta = math.Inf(1)
 		}
 	}
-	if !marked {
-		lv.Mark(c.warmup)
-	}
-	if !ended {
-		_, _, out.peak = lv.Window(c.horizon)
-	}
-	out.outstanding = make([]int32, n)
-	for k := range n {
-		out.outstanding[k] = lv.Len(k)
-	}
-	return out, nil
+	return r.finish(marked, ended), nil
 }

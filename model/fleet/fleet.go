@@ -7,8 +7,8 @@
 //
 // # Model
 //
-// Time is in ticks, the model's own unit (seed 000's toy counts integer ticks; here time is continuous and a tick is
-// only the unit): its healthy backends take 10 ticks, the broken one answers in 1. Requests arrive in a Poisson
+// Time is in ticks, the model's own unit (seed 000's toy counts integer ticks; by default time here is continuous and
+// a tick is only the unit; `clock = "ticks"` runs the toy's integer ticks, see Clock): its healthy backends take 10 ticks, the broken one answers in 1. Requests arrive in a Poisson
 // stream at total rate λ per tick (not per server, unlike the supermarket model) over [0, horizon). Servers come in
 // classes (`servers`, a list of tables: "three backends at 10, one broken at 1" is
 // [{count = 3, mean = 10}, {count = 1, mean = 1, healthy = false}]), servers 0..count₁−1 forming the first class and
@@ -43,6 +43,26 @@
 // server dropping expired requests, seed 004's shedding) would need an explicit queue instead of slot clocks, and
 // observe = dispatch would not apply to it; client-side timeouts, retries and hedges, which do not withdraw work from
 // a server, fit the event list as it is.
+//
+// # Clock
+//
+// `clock` chooses the time base; both count time in ticks. Continuous (null, the default) is the event engine above.
+// Ticks is seed 000's loop as §5.6 states it: for each integer tick now = 0, 1, …, horizon−1, first every response
+// due at or before now is retired, server by server in list order and each server's in dispatch order (the toy's
+// `for b in fleet: b.retire(now)`); then a Poisson(λ) number of requests arrive, and each in turn is picked,
+// dispatched and (observe = dispatch) observed at the integer time now, so later arrivals of the tick see the earlier
+// ones outstanding. A request's service time is a whole number of ticks, max(1, round(x)) of the continuous draw x
+// (halves away from zero); its latency done − now is a whole number too, and the arrivals stop at the horizon and the
+// servers drain as in continuous time. The Poisson count of a tick is the number of points of the continuous
+// arrival stream in [now, now+1). Check requires a whole horizon and warmup, and for constant service whole
+// latencies ≥ 1 (the toy's 10 and 1), which are then the toy's durations exactly. Where the toy's code is not in the
+// seed this is our choice: the toy's jittered draw (§7.4's cv) and its rounding are not shown, so random service is
+// rounded as said; its Poisson sampler and the rank convention of its p99 are not shown either. Percentiles of
+// whole-tick latencies below 500 ticks are exact (the sketch's value rounded: its error, 0.1% of the value, is below
+// half a tick there). Why it matters: a broken backend answering in 1 tick is retired before the next tick's
+// arrivals, so only arrivals of its own tick see it busy; in continuous time any arrival within the tick does (seed
+// 000 §7.2's least connections with the broken backend first: 85.38% in the toy, 76.9% in continuous time). Cost
+// counts each tick, arrivals or not, as tickCost (0.12) of an event.
 //
 // # Randomness
 //
@@ -89,6 +109,7 @@ const (
 	pLambda
 	pHorizon
 	pWarmup
+	pClock
 	pPolicy // the policy arguments, policy.Params in order, follow
 )
 
@@ -111,6 +132,14 @@ const (
 	Lognormal
 )
 
+// Clocks, in the order of the `clock` choices: the engine's time base (see the package doc, "Clock").
+const (
+	// Continuous: arrivals at real-valued Poisson times, handled one event at a time (the default; clock null).
+	Continuous = iota
+	// Ticks: seed 000's integer ticks (§5.6): per tick, completions retired first, then that tick's arrivals.
+	Ticks
+)
+
 // Bounds on a point.
 const (
 	// MaxServers bounds n.
@@ -124,6 +153,8 @@ const (
 const tick = "ticks"
 
 var serviceChoices = []string{"constant", "exponential", "lognormal"}
+
+var clockChoices = []string{"continuous", "ticks"}
 
 var params = append([]model.Param{
 	pN: {Name: "n", Kind: model.Int, Optional: true, Doc: "number of servers, filled in as the sum of the classes' counts (give it only if equal), ≤ 10^6"},
@@ -147,6 +178,7 @@ var params = append([]model.Param{
 	pLambda:       {Name: "lambda", Kind: model.Float, Unit: "requests per tick", Doc: "total Poisson arrival rate (not per server), > 0 (seed 000: 0.32)"},
 	pHorizon:      {Name: "horizon", Kind: model.Float, Unit: tick, Doc: "time at which arrivals stop, > 0; λ·horizon ≤ 10^8 (seed 000: 20000)"},
 	pWarmup:       {Name: "warmup", Kind: model.Float, Unit: tick, Default: model.FloatValue(0), Doc: "start of the measurement window, 0 ≤ warmup < horizon (default 0: seed 000 measures the whole run from an empty fleet)"},
+	pClock:        {Name: "clock", Kind: model.Enum, Choices: clockChoices, Optional: true, Doc: "time base, in ticks either way: continuous (null, the default: Poisson arrival times, events in time order) or ticks (seed 000 §5.6: for each integer tick now = 0..horizon−1, completions due at or before now are retired, then a Poisson(λ) number of arrivals is routed one by one at now; service times are whole ticks, max(1, round(draw)); horizon and warmup whole, constant-service latencies whole)"},
 	pPolicy:       {Name: "policy", Kind: model.Enum, Choices: policy.Names(), Policy: true, Doc: "dispatch policy name (sweep -list); it sees each server's outstanding requests"},
 }, policy.Params...)
 
@@ -157,10 +189,10 @@ var (
 	colThroughput         = schema.Column{Name: "throughput", Type: schema.Int64, Doc: "measured requests answered, successes and failures (every request is answered: the run drains and nothing is dropped, so this equals requests until timeouts or shedding are modelled)"}
 	colGoodputFraction    = schema.Column{Name: "goodput_fraction", Type: schema.Float64, Doc: "goodput / requests; null when no request was measured"}
 	colMeanLatency        = schema.Column{Name: "mean_latency", Type: schema.Float64, Unit: tick, Doc: "mean latency (response time − arrival time, queueing included) of all measured responses; exact"}
-	colP50Latency         = schema.Column{Name: "p50_latency", Type: schema.Float64, Unit: tick, Doc: "median latency of all responses, relative error ≤ 0.1% (DDSketch)"}
-	colP99Latency         = schema.Column{Name: "p99_latency", Type: schema.Float64, Unit: tick, Doc: "99th-percentile latency of all responses, failures included, relative error ≤ 0.1% (DDSketch)"}
+	colP50Latency         = schema.Column{Name: "p50_latency", Type: schema.Float64, Unit: tick, Doc: "median latency of all responses, relative error ≤ 0.1% (DDSketch; on clock = ticks exact whole ticks below 500)"}
+	colP99Latency         = schema.Column{Name: "p99_latency", Type: schema.Float64, Unit: tick, Doc: "99th-percentile latency of all responses, failures included, relative error ≤ 0.1% (DDSketch; on clock = ticks exact whole ticks below 500)"}
 	colMeanSuccessLatency = schema.Column{Name: "mean_success_latency", Type: schema.Float64, Unit: tick, Doc: "mean latency of the successful responses; null when none"}
-	colP99SuccessLatency  = schema.Column{Name: "p99_success_latency", Type: schema.Float64, Unit: tick, Doc: "99th-percentile latency of the successful responses only, relative error ≤ 0.1%; null when none"}
+	colP99SuccessLatency  = schema.Column{Name: "p99_success_latency", Type: schema.Float64, Unit: tick, Doc: "99th-percentile latency of the successful responses only, relative error ≤ 0.1% (on clock = ticks exact whole ticks below 500); null when none"}
 	colShares             = schema.Column{Name: "shares", Type: schema.Float64List, Doc: "element k: the fraction of measured requests sent to server k, in server order (the classes' servers in list order)"}
 	colBrokenShare        = schema.Column{Name: "broken_share", Type: schema.Float64, Doc: "the fraction of measured requests sent to broken servers (healthy = false); 0 in the healthy world"}
 	colFastestShare       = schema.Column{Name: "fastest_share", Type: schema.Float64, Doc: "the fraction of measured requests sent to the servers that answer fastest by configuration (the lowest mean, or error latency when broken): what a latency-aware policy seeks; in seed 000's twin worlds the fast backend's share, healthy or broken"}
@@ -372,6 +404,11 @@ func (Model) Check(p model.Point, _ model.CheckOptions) (warnings []string, err 
 		return nil, model.Issue{Param: "horizon", Message: fmt.Sprintf("%v: λ·horizon = %.3g requests, more than %.0g", horizon, lambda*horizon, float64(MaxRequests))}
 	}
 	cs := classesOf(p)
+	if ticksOf(p) {
+		if err := checkTicks(p, cs); err != nil {
+			return nil, err
+		}
+	}
 	if err := configOf(p).Check(policyServers(cs)); err != nil {
 		if is, ok := err.(model.Issue); ok && is.Param == "weights" {
 			is.Param, is.Message = "servers", "weights: "+is.Message
@@ -382,9 +419,41 @@ func (Model) Check(p model.Point, _ model.CheckOptions) (warnings []string, err 
 	return nil, policy.CheckUnkeyed(configOf(p).Traits(policyServers(cs)), policy.Registry[p[pPolicy].I].Name)
 }
 
-// Cost implements model.Model: about two events per request, and a scan of the servers per pick.
+// ticksOf reports whether point p runs on seed 000's integer ticks (clock = "ticks").
+func ticksOf(p model.Point) bool { return p[pClock].Valid && p[pClock].I == Ticks }
+
+// checkTicks checks what the tick clock adds: whole horizon and warmup (the ticks are 0..horizon−1, the measured ones
+// warmup..horizon−1), and for constant service whole latencies ≥ 1 (each class's mean, or its error latency when
+// broken), so that the toy's constant durations (§5.1: "latency is how long a call takes, in ticks") are taken as
+// given, never rounded. Random durations are rounded (see the package doc), so their means may be any.
+func checkTicks(p model.Point, cs []class) error {
+	whole := func(x float64) bool { return x == math.Trunc(x) }
+	switch {
+	case !whole(p[pHorizon].F):
+		return model.Issue{Param: "horizon", Message: fmt.Sprintf("%v: clock = \"ticks\" needs a whole number of ticks", p[pHorizon].F)}
+	case !whole(p[pWarmup].F):
+		return model.Issue{Param: "warmup", Message: fmt.Sprintf("%v: clock = \"ticks\" needs a whole number of ticks", p[pWarmup].F)}
+	}
+	for i, c := range cs {
+		if l := c.latency(); c.service == Constant && (!whole(l) || l < 1) {
+			what := "mean"
+			if !c.healthy {
+				what = "error latency"
+			}
+			return model.Issue{Param: "servers", Message: fmt.Sprintf("element %d: %s %v: clock = \"ticks\" with constant service needs a whole number of ticks ≥ 1 (seed 000's durations are whole ticks)", i+1, what, l)}
+		}
+	}
+	return nil
+}
+
+// Cost implements model.Model: about two events per request, and a scan of the servers per pick; on the tick clock
+// also one step per tick, arrivals or not (horizon steps, each tickCost of an event: an idle tick's measured time).
 func (Model) Cost(p model.Point) float64 {
-	return p[pLambda].F * p[pHorizon].F * (2 + float64(p[pN].I)/8)
+	c := p[pLambda].F * p[pHorizon].F * (2 + float64(p[pN].I)/8)
+	if ticksOf(p) {
+		c += tickCost * p[pHorizon].F
+	}
+	return c
 }
 
 // EventsPerSecond implements model.Rater: 1.2·10^7 events per CPU-second (6.7–7.5·10^6 over the boundary and knobs
@@ -397,8 +466,8 @@ func (Model) Run(ctx context.Context, p model.Point, seed model.Seed) (schema.Ro
 	cs := classesOf(p)
 	ps := policyServers(cs)
 	pc := configOf(p)
-	out, err := simulate(ctx, config{classes: cs, lambda: p[pLambda].F, horizon: p[pHorizon].F, warmup: p[pWarmup].F},
-		sim.NewStreams(seed), pc.New(ps), pc.Traits(ps).Observe)
+	out, err := simulate(ctx, config{classes: cs, lambda: p[pLambda].F, horizon: p[pHorizon].F, warmup: p[pWarmup].F,
+		ticks: ticksOf(p)}, sim.NewStreams(seed), pc.New(ps), pc.Traits(ps).Observe)
 	if err != nil {
 		return nil, err
 	}
@@ -445,10 +514,10 @@ func (o outcome) set(row *schema.Builder) {
 		fastestShare = float64(o.sentFastest) / float64(req)
 	}
 	row.Set(colMeanLatency, nullIfNaN(o.all.Mean()))
-	row.Set(colP50Latency, nullIfNaN(o.all.Quantile(0.5)))
-	row.Set(colP99Latency, nullIfNaN(o.all.Quantile(0.99)))
+	row.Set(colP50Latency, nullIfNaN(o.quantile(o.all, 0.5)))
+	row.Set(colP99Latency, nullIfNaN(o.quantile(o.all, 0.99)))
 	row.Set(colMeanSuccessLatency, nullIfNaN(o.ok.Mean()))
-	row.Set(colP99SuccessLatency, nullIfNaN(o.ok.Quantile(0.99)))
+	row.Set(colP99SuccessLatency, nullIfNaN(o.quantile(o.ok, 0.99)))
 	row.Set(colShares, schema.List(shares))
 	row.Set(colBrokenShare, schema.Float(brokenShare))
 	row.Set(colFastestShare, schema.Float(fastestShare))
@@ -460,6 +529,21 @@ func (o outcome) set(row *schema.Builder) {
 	}
 	row.Set(colPeakOutstanding, schema.Int(int64(o.peak)))
 	row.Set(colEvents, schema.Int(o.events))
+}
+
+// exactBelow is the latency, in ticks, below which a sketch percentile of whole-tick latencies rounds to the exact
+// one: the sketch's error RelativeAccuracy·x is then below half a tick.
+const exactBelow = 0.5 / sim.RelativeAccuracy
+
+// quantile is the p-quantile of s. On the tick clock every latency is a whole number of ticks, so a sketch value
+// below exactBelow (500 ticks) is rounded to the whole tick it approximates: the exact quantile (DDSketch's rank
+// convention, sim.Sojourns.Quantile); above, and in continuous time, the sketch's value (relative error ≤ 0.1%).
+func (o outcome) quantile(s *sim.Sojourns, p float64) float64 {
+	q := s.Quantile(p)
+	if o.wholeTicks && q < exactBelow {
+		return math.Round(q)
+	}
+	return q
 }
 
 // theory returns theory_broken_share and theory_source for the policy with traits tr over classes cs: the random

@@ -110,8 +110,8 @@ func run(p model.Point, seed uint64) outcome {
 	cs := classesOf(p)
 	ps := policyServers(cs)
 	pc := configOf(p)
-	out, err := simulate(context.Background(), config{classes: cs, lambda: p[pLambda].F, horizon: p[pHorizon].F, warmup: p[pWarmup].F},
-		sim.NewStreams(model.Seed{Run: seed, Policy: 7}), pc.New(ps), pc.Traits(ps).Observe)
+	out, err := simulate(context.Background(), config{classes: cs, lambda: p[pLambda].F, horizon: p[pHorizon].F, warmup: p[pWarmup].F,
+		ticks: ticksOf(p)}, sim.NewStreams(model.Seed{Run: seed, Policy: 7}), pc.New(ps), pc.Traits(ps).Observe)
 	if err != nil {
 		panic(err) // a background context is never done
 	}
