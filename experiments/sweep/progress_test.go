@@ -20,7 +20,7 @@ replications = 1
 
 [params]
 n = 1000
-horizon = 3000.0
+horizon = 12000.0
 warmup = 100.0
 policy = { name = "jsq_d", d = 2 }
 
