@@ -209,7 +209,8 @@ func BinomialTail(m, n float64, k int) []float64 {
 // and m/n up to well beyond 1000. (The loads are in fact negatively
 // associated, so F(k)^n is an upper bound on P(max <= k) and the median
 // returned is at most the exact one; the approximation is standard and close
-// for large n.) It is nondecreasing in m. Values: m = n = 10^2, 10^4,
+// for large n; MultinomialMaxMedian is the exact median, e.g. 19 against
+// 18 at m = 1000, n = 100.) It is nondecreasing in m. Values: m = n = 10^2, 10^4,
 // 10^6, 10^8 give 4, 7, 9, 11; m = 10^7, n = 10^4 gives 1123, the average
 // 1000 plus 123, against the leading term sqrt(2 (m/n) ln n) = 136.
 //

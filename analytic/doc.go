@@ -51,6 +51,10 @@
 //     fluid limits of greedy d-choice and of Voecking's always-go-left (RK4),
 //     and the leading-order asymptotic max loads. Azar, Broder, Karlin and
 //     Upfal, SIAM J. Comput. 29(1), 1999; Voecking, JACM 50(4), 2003.
+//   - binsmax.go: the exact law of the maximum load of m balls in n bins
+//     (d = 1, multinomial counts) and its median, by the generating
+//     function m!/n^m [x^m] (sum_{j<=k} x^j/j!)^n. Kolchin, Sevast'yanov and
+//     Chistyakov, Random Allocations (1978).
 //   - subset.go: subsetting (C clients, each connected to k of B backends):
 //     the exact Binomial(C, k/B) law of a backend's connections under random
 //     subsets and the exact law under the SRE book's deterministic

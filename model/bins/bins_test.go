@@ -313,3 +313,49 @@ func TestTheoryPerRun(t *testing.T) {
 		t.Error("threshold: a theory, want none")
 	}
 }
+
+// d = 1, m = 1000, n = 100: the simulated law of the max load agrees with the exact multinomial law
+// (analytic.MultinomialMaxCDF) at k = 16..21, each empirical P(max ≤ k) over R runs within its normal-approximation
+// interval at level alpha/6 (Bonferroni); the theory column is the exact median, 19 (the independent-bins
+// approximation gives 18: P(max ≤ 18) is 0.488 exactly but 0.500 under F(k)^n, 4.8 standard errors apart at R =
+// 40000, so this test would most likely reject the approximation as the law).
+func TestMaxLoadLawD1(t *testing.T) {
+	const n, m, runs = 100, 1000, 40000
+	p := pt(n, m, 1, greedy, true, tieFirst)
+	lo, hi := 16, 21
+	count := make([]int, hi+1)
+	mo := New()
+	for s := range runs {
+		row, err := mo.Run(context.Background(), p, model.Seed{Run: uint64(s)}) // Run alone: no theory per run
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := int(row[mMax].I)
+		for j := max(k, lo); j <= hi; j++ {
+			count[j]++ // max ≤ j
+		}
+	}
+	z := distuv.UnitNormal.Quantile(1 - alpha/(2*float64(hi-lo+1)))
+	for k := lo; k <= hi; k++ {
+		want := analytic.MultinomialMaxCDF(m, n, k)
+		got := float64(count[k]) / runs
+		if se := math.Sqrt(want * (1 - want) / runs); math.Abs(got-want) > z*se {
+			t.Errorf("P(max ≤ %d) = %.4f over %d runs, exact %.4f ± %.4f", k, got, runs, want, z*se)
+		}
+	}
+	b := metrics.NewRow()
+	b.Set(colLoadTail, schema.List(make([]float64, 19)))
+	row := b.Row()
+	Model{}.Theory(p)(row)
+	if row[mTheoryMax].F != 19 || row[mSource].S != SourceMultinomial {
+		t.Errorf("theory max load %v (%q), want 19 (%q)", row[mTheoryMax].F, row[mSource].S, SourceMultinomial)
+	}
+	// Above the bound the column stays the approximation, labelled as such.
+	b = metrics.NewRow()
+	b.Set(colLoadTail, schema.List(make([]float64, 19)))
+	row = b.Row()
+	Model{}.Theory(pt(n, analytic.MultinomialMaxExactBalls+1, 1, greedy, true, tieFirst))(row)
+	if row[mSource].S != SourceBinomial {
+		t.Errorf("m above the exact bound: source %q, want %q", row[mSource].S, SourceBinomial)
+	}
+}

@@ -1,0 +1,202 @@
+package analytic
+
+import (
+	"math"
+	"strconv"
+	"testing"
+)
+
+// bruteMaxCDF returns P(max load <= k), k = 0..m, by enumerating all n^m
+// allocations of m balls to n bins (each equally likely).
+func bruteMaxCDF(m, n int) []float64 {
+	count := make([]float64, m+1) // count[k]: allocations whose max is k
+	loads := make([]int, n)
+	var rec func(ball int)
+	rec = func(ball int) {
+		if ball == m {
+			top := 0
+			for _, l := range loads {
+				top = max(top, l)
+			}
+			count[top]++
+			return
+		}
+		for b := range loads {
+			loads[b]++
+			rec(ball + 1)
+			loads[b]--
+		}
+	}
+	rec(0)
+	total := math.Pow(float64(n), float64(m))
+	cdf := make([]float64, m+1)
+	acc := 0.0
+	for k, c := range count {
+		acc += c
+		cdf[k] = acc / total
+	}
+	return cdf
+}
+
+// dpMaxCDF returns P(max load <= k) by the recursion on bins, an algorithm
+// independent of MultinomialMaxCDF's: given r balls left for the last b bins,
+// the next bin's load is Binomial(r, 1/b); w[r] is the probability that the
+// bins so far all hold <= k and leave r balls. Its terms come from log
+// factorials of size up to m ln m, so its relative error is about n m ln m
+// 2^-52 (dpRelErr).
+func dpMaxCDF(m, n, k int) float64 {
+	lf := make([]float64, m+1)
+	for i := 1; i <= m; i++ {
+		lf[i] = lf[i-1] + math.Log(float64(i))
+	}
+	lg := func(x int) float64 { return lf[x] }
+	w := make([]float64, m+1)
+	w[m] = 1
+	for b := n; b > 1; b-- {
+		next := make([]float64, m+1)
+		lp, lq := math.Log(1/float64(b)), math.Log1p(-1/float64(b))
+		for r, v := range w {
+			if v == 0 {
+				continue
+			}
+			for c := 0; c <= min(k, r); c++ {
+				next[r-c] += v * math.Exp(lg(r)-lg(c)-lg(r-c)+float64(c)*lp+float64(r-c)*lq)
+			}
+		}
+		w = next
+	}
+	p := 0.0 // the last bin takes the r balls left
+	for r := 0; r <= min(k, m); r++ {
+		p += w[r]
+	}
+	return p
+}
+
+// dpRelErr is dpMaxCDF's rounding error bound: n bins, each term's log of
+// size up to m ln m + m rounded at 2^-52, ten ulps of slack for the sums.
+func dpRelErr(m, n int) float64 {
+	fm := float64(m)
+	return 10 * float64(n) * (fm*math.Log(fm) + fm) * 0x1p-52
+}
+
+func TestMultinomialMaxCDFBruteForce(t *testing.T) {
+	// Every allocation enumerated: 3^6 = 729 (the doc's 90, 510, 690 of
+	// 729), 4^5, 2^9, 5^4, 6^5. The tolerance is the certified relative error
+	// multiMaxRelErr (rounding is far below it).
+	for _, c := range [][2]int{{6, 3}, {5, 4}, {9, 2}, {4, 5}, {5, 6}, {1, 3}, {7, 7}} {
+		m, n := c[0], c[1]
+		want := bruteMaxCDF(m, n)
+		for k := -1; k <= m+1; k++ {
+			w := 1.0
+			switch {
+			case k < 0:
+				w = 0
+			case k <= m:
+				w = want[k]
+			}
+			within(t, "MultinomialMaxCDF(m, n, k) vs enumeration", MultinomialMaxCDF(m, n, k), w, multiMaxRelErr*w)
+		}
+	}
+	within(t, "MultinomialMaxCDF(6, 3, 3)*729", 729*MultinomialMaxCDF(6, 3, 3), 510, 510*multiMaxRelErr)
+}
+
+func TestMultinomialMaxCDFRecursion(t *testing.T) {
+	// Against the recursion on bins at sizes too large to enumerate, over
+	// the whole support where the law is not negligible.
+	for _, c := range [][2]int{{1000, 100}, {300, 300}, {600, 12}, {50, 1000}, {300, 7}} {
+		m, n := c[0], c[1]
+		tol := multiMaxRelErr + dpRelErr(m, n)
+		for k := m / n; k <= m; k++ {
+			want := dpMaxCDF(m, n, k)
+			within(t, "MultinomialMaxCDF vs recursion on bins", MultinomialMaxCDF(m, n, k), want, tol*want)
+			if want > 1-tol {
+				break
+			}
+		}
+	}
+}
+
+func TestMultinomialMaxCDFLaw(t *testing.T) {
+	// A distribution function: 0 below, nondecreasing, reaching 1 (to the
+	// certified error) by the computed path well before k = m, and never
+	// above the independent-bins bound F(k)^n (negative association).
+	for _, c := range [][2]int{{1000, 100}, {10000, 10000}, {100000, 1000}, {100, 100000}} {
+		m, n := c[0], c[1]
+		prev := 0.0
+		reached := false
+		for k := 0; k < m; k++ {
+			p := MultinomialMaxCDF(m, n, k)
+			if math.IsNaN(p) || p < prev*(1-multiMaxRelErr) || p > 1 {
+				t.Fatalf("MultinomialMaxCDF(%d, %d, %d) = %g after %g", m, n, k, p, prev)
+			}
+			tail := BinomialTail(float64(m), float64(n), k+1)[k] // P(Bin >= k+1)
+			if bound := math.Exp(float64(n) * math.Log1p(-tail)); p > bound*(1+multiMaxRelErr) {
+				t.Errorf("MultinomialMaxCDF(%d, %d, %d) = %g above F(k)^n = %g", m, n, k, p, bound)
+			}
+			prev = p
+			if float64(n)*tail < 1e-15 { // the union bound: P(max > k) <= n P(Bin > k)
+				within(t, "MultinomialMaxCDF at the top of the support", p, 1, 1e-15+multiMaxRelErr)
+				reached = true
+				break
+			}
+		}
+		if !reached {
+			t.Errorf("MultinomialMaxCDF(%d, %d, k) never reached the top of its support", m, n)
+		}
+	}
+	// Edge cases: an even allocation, too few bins, no balls, one bin.
+	within(t, "MultinomialMaxCDF(6, 3, 2)", MultinomialMaxCDF(6, 3, 2), 90.0/729, 1e-15)
+	for _, c := range [][4]int{{6, 3, 1, 0}, {0, 5, 0, 1}, {5, 1, 4, 0}, {5, 1, 5, 1}, {5, 2, -1, 0}} {
+		within(t, "MultinomialMaxCDF edge", MultinomialMaxCDF(c[0], c[1], c[2]), float64(c[3]), 0)
+	}
+	for _, c := range [][2]int{{-1, 3}, {3, 0}} {
+		if p := MultinomialMaxCDF(c[0], c[1], 2); !math.IsNaN(p) {
+			t.Errorf("MultinomialMaxCDF(%d, %d, 2) = %g, want NaN", c[0], c[1], p)
+		}
+	}
+}
+
+func TestMultinomialMaxMedian(t *testing.T) {
+	// m = 1000, n = 100: the exact median is 19 (recursion on bins:
+	// P(max <= 18) = 0.488, P(max <= 19) = 0.715), where F(k)^n gives 18
+	// (F(18)^100 = 0.5001).
+	if got := MultinomialMaxMedian(1000, 100); got != 19 {
+		t.Errorf("MultinomialMaxMedian(1000, 100) = %d, want 19", got)
+	}
+	if a := BinomialMaxLoad(1000, 100); a != 18 {
+		t.Errorf("BinomialMaxLoad(1000, 100) = %d, want 18", a)
+	}
+	for _, c := range [][2]int{{1000, 100}, {300, 300}, {600, 12}, {50, 1000}} {
+		m, n := c[0], c[1]
+		k := MultinomialMaxMedian(m, n)
+		if dpMaxCDF(m, n, k) < 0.5 || dpMaxCDF(m, n, k-1) >= 0.5 {
+			t.Errorf("MultinomialMaxMedian(%d, %d) = %d: recursion gives P(<= k-1) = %g, P(<= k) = %g",
+				m, n, k, dpMaxCDF(m, n, k-1), dpMaxCDF(m, n, k))
+		}
+	}
+	// m = n: 4, 5, 7, 8, 9 for 10^2..10^6 (as the approximation).
+	for e, want := range map[int]int{2: 4, 3: 5, 4: 7, 5: 8, 6: 9} {
+		n := int(math.Pow(10, float64(e)))
+		if got := MultinomialMaxMedian(n, n); got != want {
+			t.Errorf("MultinomialMaxMedian(1e%d, 1e%d) = %d, want %d", e, e, got, want)
+		}
+	}
+	if got := MultinomialMaxMedian(-1, 10); got != -1 {
+		t.Errorf("MultinomialMaxMedian(-1, 10) = %d, want -1", got)
+	}
+	if got := MultinomialMaxMedian(0, 10); got != 0 {
+		t.Errorf("MultinomialMaxMedian(0, 10) = %d, want 0", got)
+	}
+}
+
+// BenchmarkMultinomialMaxMedian times the exact median at the model's bound
+// m = n = MultinomialMaxExactBalls and at m = n = 10^4.
+func BenchmarkMultinomialMaxMedian(b *testing.B) {
+	for _, m := range []int{1e4, MultinomialMaxExactBalls} {
+		b.Run("m=n="+strconv.Itoa(m), func(b *testing.B) {
+			for range b.N {
+				MultinomialMaxMedian(m, m)
+			}
+		})
+	}
+}
