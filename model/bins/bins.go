@@ -174,6 +174,21 @@ func (Model) Check(p model.Point, _ model.CheckOptions) ([]string, error) {
 // Cost implements model.Model: one event per ball, plus a pass over the bins.
 func (Model) Cost(p model.Point) float64 { return ballsF(p) + float64(p[pN].I) }
 
+// exactMedianSecondsPerBall is the CPU time of analytic.MultinomialMaxMedian per ball at m = n: 3.2 ms at 10^4 and
+// 0.34 s at 10^6 (BenchmarkMultinomialMaxMedian, 2026-12-02), linear in m.
+const exactMedianSecondsPerBall = 3.4e-7
+
+// TheoryCost implements model.TheoryCoster: the exact multinomial median of d = 1's max load, computed once per point
+// for m ≤ analytic.MultinomialMaxExactBalls, costs about as much as a run there (0.34 s at 10^6 balls against a
+// 4 ms run), in Cost units at the point's rate.
+func (m Model) TheoryCost(p model.Point) float64 {
+	pl := placerOf(p)
+	if pl.d != 1 || pl.noise != 0 || pl.scheme == threshold || balls(p) > analytic.MultinomialMaxExactBalls {
+		return 0
+	}
+	return exactMedianSecondsPerBall * ballsF(p) * m.EventsPerSecond(p)
+}
+
 // EventsPerSecond implements model.Rater: balls per CPU-second, set by where the bins live and by the probes a
 // ball reads, each a likely cache miss once the bins outgrow the caches. Measured on the project's machine
 // (2026-12-02, experiments/sweep TestPlanRates -calibrate): greedy d = 1 at 2.2–2.9·10^8 balls/s up to n = 10^6 (2.5·10^8 assumed),
