@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -25,11 +26,14 @@ func cpuNow(t testing.TB) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// The plan's CPU time is within 2× of the CPU time its sweep takes, on a small spec of every model that exercises
-// its costlier policies (testdata/plan: each takes 0.1–0.8 s here). CPU time, not the wall clock: a shared machine
-// stretches the wall clock, not the work (bench/plan.sh compares the wall clock, on the committed experiments). Even
-// CPU time is not fixed: the same sweeps took about 1.5× less of it on the quiet machine than beside two other
-// jobs (ratios 0.74–1.39 loaded, 1.14–2.12 quiet with the first rates), so the models' rates sit between the two.
+// The plan's CPU times are right relative to each other: on a small spec of every model that exercises its costlier
+// policies (testdata/plan: each takes 0.05–0.8 s), plan time over measured CPU time, divided by the median of that
+// ratio over the eight specs, lies within [0.5, 2]. The median is the machine's speed against the one the models'
+// rates were measured on (model.Rater), which no test can fix: the same sweeps took 1.5× less CPU time on a quiet
+// machine than beside two other jobs, and this test's machine has measured them anywhere from 0.74 to 2.98 of the
+// plan on different days (CPU time, not the wall clock, which a shared machine stretches further: bench/plan.sh
+// compares the wall clock, on the committed experiments). The median is only bounded against a gross error of
+// units, to [1/8, 8].
 func TestPlanWithinTwiceMeasured(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sweeps eight small specs")
@@ -38,7 +42,8 @@ func TestPlanWithinTwiceMeasured(t *testing.T) {
 	if err != nil || len(specs) < 8 {
 		t.Fatalf("testdata/plan: %v specs, %v", len(specs), err)
 	}
-	for _, path := range specs {
+	ratios := make([]float64, len(specs))
+	for i, path := range specs {
 		s, err := experiments.Load(path)
 		if err != nil {
 			t.Fatal(err)
@@ -49,10 +54,19 @@ func TestPlanWithinTwiceMeasured(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := (cpuNow(t) - before).Seconds()
-		r := p.Time / got // one worker: the runs' CPU and the sweep's fixed costs
-		t.Logf("%-18s %-16s plan %6.3f s CPU, measured %6.3f s: ratio %.2f", s.Name, s.Model.Name(), p.Time, got, r)
-		if r < 0.5 || r > 2 {
-			t.Errorf("%s: plan %.3f s of CPU, the sweep took %.3f s: ratio %.2f outside [0.5, 2]", path, p.Time, got, r)
+		ratios[i] = p.Time / got // one worker: the runs' CPU and the sweep's fixed costs
+		t.Logf("%-18s %-16s plan %6.3f s CPU, measured %6.3f s: ratio %.2f", s.Name, s.Model.Name(), p.Time, got, ratios[i])
+	}
+	sorted := slices.Clone(ratios)
+	slices.Sort(sorted)
+	machine := (sorted[(len(sorted)-1)/2] + sorted[len(sorted)/2]) / 2
+	t.Logf("median ratio %.2f: this machine against the rates' machine", machine)
+	if machine < 1.0/8 || machine > 8 {
+		t.Errorf("median plan/measured ratio %.2f outside [1/8, 8]: a unit error in the rates?", machine)
+	}
+	for i, r := range ratios {
+		if rel := r / machine; rel < 0.5 || rel > 2 {
+			t.Errorf("%s: plan/measured %.2f, %.2f of the median %.2f: outside [0.5, 2]", specs[i], r, rel, machine)
 		}
 	}
 }
