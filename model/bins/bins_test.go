@@ -359,3 +359,18 @@ func TestMaxLoadLawD1(t *testing.T) {
 		t.Errorf("m above the exact bound: source %q, want %q", row[mSource].S, SourceBinomial)
 	}
 }
+
+// BenchmarkOneChoiceMillion times whole runs of m = n = 10^6, d = 1 (the placement, the histogram; not the theory,
+// computed once per point).
+func BenchmarkOneChoiceMillion(b *testing.B) {
+	p := pt(1_000_000, 1_000_000, 1, greedy, true, tieFirst)
+	m := New()
+	for i := range b.N {
+		row, err := m.Run(context.Background(), p, model.Seed{Run: uint64(i)})
+		// d = 1 at m = n = 10^6: the max load is 8 to 11 in the bins experiment's seeds (median 9).
+		if err != nil || row[mMax].I < 6 || row[mMax].I > 14 {
+			b.Fatalf("run %d: max load %v, error %v", i, row[mMax], err)
+		}
+	}
+	b.ReportMetric(float64(b.N)*1e6/b.Elapsed().Seconds(), "balls/s")
+}

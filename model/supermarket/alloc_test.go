@@ -64,7 +64,7 @@ func TestNoAllocationPerEvent(t *testing.T) {
 }
 
 // metricIndex is the index of the metric column named name.
-func metricIndex(t *testing.T, cols []schema.Column, name string) int {
+func metricIndex(t testing.TB, cols []schema.Column, name string) int {
 	for i, c := range cols {
 		if c.Name == name {
 			return i

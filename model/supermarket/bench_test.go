@@ -34,3 +34,24 @@ func BenchmarkJSQN100(b *testing.B)    { benchRun(b, 100, "jsq", 0) }
 // the round-robin sequence read in O(1).
 func BenchmarkSmoothWRRN500(b *testing.B)  { benchRun(b, 500, "smooth_wrr", 0) }
 func BenchmarkRoundRobinN500(b *testing.B) { benchRun(b, 500, "round_robin", 0) }
+
+// The bulletin board's periodic board at T = 5, as bench/compare.sh times it against the supermarket (and as the
+// sweep binary's profile, cmd/sweep/default.pgo, sees it).
+func benchBoard(b *testing.B, pol string, d int) {
+	p := boardPoint(b, 100, 0.9, 20_000, 2_000, 5, periodic, 1, pol, d)
+	events := metricIndex(b, BulletinBoard{}.Metrics(), "events")
+	var total int64
+	b.ResetTimer()
+	for i := range b.N {
+		row, err := BulletinBoard{}.Run(context.Background(), p, model.Seed{Run: uint64(i + 1)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += row[events].I
+	}
+	b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(total)/float64(b.N), "events/op")
+}
+
+func BenchmarkBoardP2CN100(b *testing.B) { benchBoard(b, "jsq_d", 2) }
+func BenchmarkBoardJSQN100(b *testing.B) { benchBoard(b, "jsq", 0) }
