@@ -1,11 +1,12 @@
 # lbsweep: experiments/X.toml → results/X/runs.parquet → figures/X-*.svg, X-*.md + figures/REPORT.md, figures/index.html
 #   make figures   rerun the stale experiments, draw every figure, write the report, check every claim
 #   make test      the test suite (go vet + go test)
-#   make bench     benchmarks (events/s of whole runs) and the side-by-side ratios to the C reference (ANCHORS=DIR)
+#   make bench     benchmarks (events/s of whole runs, allocations) and the C reference side by side by CPU time (ANCHORS=DIR ROUNDS=N)
 #   make pgo       refresh cmd/sweep/default.pgo, the profile the sweep binary is optimised with
 # A dataset is stale when its spec or the sweep binary is newer than it; the binary, when a Go file it is built from is. Spec file stems equal their `name`.
 GO      ?= go
 ANCHORS ?= ../shared/anchors
+ROUNDS  ?= 5
 RESULTS ?= results
 FIGURES ?= figures
 SPECS   := $(wildcard experiments/*.toml)
@@ -32,7 +33,7 @@ test:
 
 bench:
 	$(GO) test -pgo=cmd/sweep/default.pgo -run '^$$' -bench . -benchtime 5x -benchmem ./model/...
-	bash bench/compare.sh $(ANCHORS)
+	bash bench/compare.sh $(ANCHORS) $(ROUNDS)
 
 pgo:
 	bash bench/pgo.sh

@@ -1,81 +1,161 @@
 #!/usr/bin/env bash
-# Side-by-side speed of lbsweep and the C reference simulator (shared/anchors beside this repository), alternating
-# the two on the same configurations, ROUNDS times, and printing each configuration's median events/s and the ratio.
-#   bash bench/compare.sh [ANCHORS_DIR] [ROUNDS]
-# Machines here are noisy: run it on a quiet machine, and read the ratios, not the absolute numbers.
-# Both sides run the same engine family: lbsweep's exact CTMC against the C reference's `engine=ctmc` (its default).
-# The Go benchmarks are compiled with the sweep binary's profile (cmd/sweep/default.pgo), so they time the code
-# `bin/sweep` runs.
+# lbsweep beside the C reference simulator (shared/anchors), by CPU time on a shared machine:
+#   bash bench/compare.sh [ANCHORS_DIR] [ROUNDS]        (make bench [ANCHORS=DIR] [ROUNDS=N])
+# 1. Whole processes, interleaved pairs (C, lbsweep, then lbsweep, C, … ROUNDS times, default 5), each timed by the
+#    CPU time the kernel charged it (wait4's rusage: user + system), on the same configurations: the C reference's
+#    `supermarket` and `bins` against `sweep` on a one-point spec, equal parameters and seeds of the same kind. The
+#    ratio is C's CPU time per unit of work over lbsweep's (1: level; above 1, lbsweep is faster), its median and
+#    range over the pairs; the work (events: arrivals and departures, warm-up and drain included, on both sides;
+#    balls) is printed for both sides. "matched": C computes exact percentiles from stored samples (samples=1) where
+#    lbsweep keeps a DDSketch, and both compute the queue-length tail and the mean max queue; lbsweep also writes
+#    Parquet and its theory columns. "bare": C with samples=0 (its event loop and time averages only).
+# 2. Instructions (valgrind's callgrind), each side once on a small fixed run: the same count whatever else runs.
+# 3. Two workers against one: 8 equal runs with -j 1 and -j 2, idle, then beside one busy loop on another process.
+# Needs gcc and make (the C reference), valgrind for part 2. Exits 1 when a target is not met.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 anchors=${1:-../shared/anchors}
-rounds=${2:-3}
+rounds=${2:-5}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"; [ -z "${hog:-}" ] || kill "$hog" 2>/dev/null || true' EXIT
 cp -r "$anchors"/. "$work/anchors"
 chmod -R u+w "$work/anchors"
 make -s -C "$work/anchors" supermarket bins >/dev/null
-go test -c -pgo=cmd/sweep/default.pgo -o "$work/supermarket.test" ./model/supermarket/
-go test -c -pgo=cmd/sweep/default.pgo -o "$work/bins.test" ./model/bins/
+# With cmd/sweep/default.pgo and the VCS stamp, as make builds bin/sweep (without the stamp every sweep reruns).
+go build -buildvcs=auto -o "$work/sweep" ./cmd/sweep
+go build -o "$work/pairs" ./bench/pairs
+C=$work/anchors
+mkdir -p "$work/specs"
 
-json() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
-median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-declare -A go c
-for r in $(seq "$rounds"); do
-  out=$("$work/supermarket.test" -test.run '^$' -test.bench . -test.benchtime 5x)
-  for b in P2CN100 P2CN1000 RandomN100 JSQN100; do
-    go[$b]+="$(awk -v b="Benchmark$b-" 'index($1, b) == 1 { print $(NF-1) }' <<<"$out") "
-  done
-  binsout=$("$work/bins.test" -test.run '^$' -test.bench P2CMillion -test.benchtime 20x)
-  go[bins]+="$(awk '$1 ~ /^BenchmarkP2CMillion-/ { print $(NF-1) }' <<<"$binsout") "
-  go[place]+="$(awk '$1 ~ /^BenchmarkP2CMillionPlace-/ { print $(NF-1) }' <<<"$binsout") "
-  # The C reference on the same configurations (horizon 2·10^6/n, warm-up a tenth, as the Go benchmarks).
-  c[P2CN100]+="$("$work/anchors/supermarket" jsqd 2 100 0.9 20000 2000 "$r" | json events_per_sec) "
-  c[P2CN1000]+="$("$work/anchors/supermarket" jsqd 2 1000 0.9 2000 200 "$r" | json events_per_sec) "
-  c[RandomN100]+="$("$work/anchors/supermarket" random 1 100 0.9 20000 2000 "$r" | json events_per_sec) "
-  c[JSQN100]+="$("$work/anchors/supermarket" jsq 1 100 0.9 20000 2000 "$r" | json events_per_sec) "
-  c[bins]+="$("$work/anchors/bins" 1000000 1000000 2 "$r" dchoice reps=20 | json balls_per_sec) "
-  c[place]=${c[bins]}
-done
-printf '%-32s %16s %16s %7s\n' configuration lbsweep "C reference" ratio
-for b in P2CN100 P2CN1000 RandomN100 JSQN100 bins place; do
-  g=$(tr ' ' '\n' <<<"${go[$b]}" | grep . | median)
-  r=$(tr ' ' '\n' <<<"${c[$b]}" | grep . | median)
-  case $b in
-    P2CN100) name="supermarket jsq_d d=2, n=100";; P2CN1000) name="supermarket jsq_d d=2, n=1000";;
-    RandomN100) name="supermarket random, n=100";; JSQN100) name="supermarket jsq, n=100";;
-    bins) name="balls_into_bins d=2, m=n=10^6";;
-    place) name="  its placement loop alone";;
-  esac
-  awk -v n="$name" -v g="$g" -v r="$r" 'BEGIN { printf "%-32s %14.3gM/s %14.3gM/s %7.2f\n", n, g/1e6, r/1e6, g/r }'
-done
-echo "(events/s for the supermarket, balls/s for bins; medians of $rounds alternating rounds. The C reference times"
-echo " its event loop and its throw loop only; lbsweep's rows are whole runs, except the placement loop's.)"
-
-# Two workers against one on a grid of equal runs (8 runs of JSQ(2), n = 100, 3.6·10^7 events each), and the peak
-# resident memory of one long run (n = 1000, horizon 50000: 9·10^7 events) — with the sweep binary as `make` builds it.
-go build -o "$work/sweep" ./cmd/sweep
-spec() { # NAME N HORIZON REPLICATIONS
-  cat <<TOML
-name = "$1"
-model = "supermarket"
-seed = 1
-replications = $4
-[params]
-n = $2
-lambda = 0.9
-horizon = $3
-warmup = $(($3 / 10))
-policy = { name = "jsq_d", d = 2 }
-TOML
+# spec NAME MODEL TOML-BODY: a one-point experiment; prints the sweep command that runs it, one worker.
+# Names keep to [a-z0-9-]: jsqd_wr becomes jsqd-wr.
+spec() {
+  local name=${1//_/-}
+  printf 'name = "%s"\nmodel = "%s"\nseed = 7\n%s\n' "$name" "$2" "$3" >"$work/specs/$name.toml"
+  echo "$work/sweep -q -force -j 1 -o $work/out $work/specs/$name.toml"
 }
-spec grid 100 200000 8 >"$work/grid.toml"
-spec long 1000 50000 1 >"$work/long.toml"
-secs() { local s=$EPOCHREALTIME; "$@" >/dev/null 2>&1; awk -v a="$s" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }'; }
-one=$(secs "$work/sweep" -q -force -j 1 -o "$work/out1" "$work/grid.toml")
-two=$(secs "$work/sweep" -q -force -j 2 -o "$work/out2" "$work/grid.toml")
-cmp -s "$work/out1/grid/runs.parquet" "$work/out2/grid/runs.parquet" && same="byte-identical" || same="DIFFERENT"
-awk -v a="$one" -v b="$two" -v s="$same" 'BEGIN { printf "workers: 8 equal runs in %.2f s with -j 1, %.2f s with -j 2: %.2fx (%s Parquet)\n", a, b, a / b, s }'
-/usr/bin/time -o "$work/rss" -f '%M' "$work/sweep" -q -force -j 1 -o "$work/out3" "$work/long.toml" >/dev/null 2>&1
-rss=$(tail -1 "$work/rss")
-echo "peak RSS of one run, n = 1000, horizon 50000: $((rss / 1024)) MB"
+events() { echo "sum:events@$work/out/${1//_/-}"; }
+# supermarket NAME N LAMBDA HORIZON POLICY-TABLE [MODEL [EXTRA]]
+market() {
+  spec "$1" "${6:-supermarket}" "[params]
+n = $2
+lambda = $3
+horizon = $4
+warmup = $(($4 / 10))
+policy = $5
+${7:-}"
+}
+row() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$work/plan"; }
+declare -A cpol=([random]="random 1" [rr]="rr 1" [jsqd]="jsqd 2" [jsqd_wr]="jsqd_wr 2" [jsq]="jsq 1")
+declare -A gpol=([random]='{ name = "random" }' [rr]='{ name = "round_robin" }' [jsqd]='{ name = "jsq_d", d = 2 }'
+  [jsqd_wr]='{ name = "jsq_d", d = 2, replacement = true }' [jsq]='{ name = "jsq" }')
+declare -A label=([random]="random" [rr]="round robin" [jsqd]="JSQ(2)" [jsqd_wr]="JSQ(2) with replacement" [jsq]="JSQ")
+# Horizons give about 1.8·10^7 events a process (0.3-0.6 s of C's CPU here).
+horizon() { [ "$1" = 100 ] && echo 100000 || echo 10000; }
+
+: >"$work/plan"
+for n in 100 1000; do
+  for p in random rr jsqd jsqd_wr jsq; do
+    h=$(horizon $n)
+    row "${label[$p]}, n = $n, λ = 0.9, matched" 0.9 json:events "$(events sm-$p-$n)" \
+      "$C/supermarket ${cpol[$p]} $n 0.9 $h $((h / 10)) 7 samples=1" "$(market sm-$p-$n $n 0.9 $h "${gpol[$p]}")"
+  done
+done
+for n in 100 1000; do
+  h=$(horizon $n)
+  row "JSQ(2), n = $n, λ = 0.99, matched" 0.9 json:events "$(events sm99-$n)" \
+    "$C/supermarket jsqd 2 $n 0.99 $h $((h / 10)) 7 samples=1" "$(market sm99-$n $n 0.99 $h "${gpol[jsqd]}")"
+done
+for p in random rr jsqd jsqd_wr jsq; do
+  row "${label[$p]}, n = 1000, λ = 0.9, bare (C samples=0)" 0.8 json:events "$(events sm-$p-1000)" \
+    "$C/supermarket ${cpol[$p]} 1000 0.9 10000 1000 7 samples=0" "$work/sweep -q -force -j 1 -o $work/out $work/specs/sm-${p//_/-}-1000.toml"
+done
+# The bulletin board against C's fresh-information loop (C has no board: the work is the same events, plus the
+# board's copies of n entries every T, 1/(1.8·T) of an event per server here).
+for p in jsqd jsq; do
+  for T in 5 50; do
+    row "bulletin board ${label[$p]}, T = $T, n = 100 (C: fresh)" 0.9 json:events "$(events bb-$p-$T)" \
+      "$C/supermarket ${cpol[$p]} 100 0.9 100000 10000 7 samples=1" \
+      "$(market bb-$p-$T 100 0.9 100000 "${gpol[$p]}" bulletin_board "period = $T")"
+  done
+done
+row "bulletin board JSQ(2), T = 5, vs the supermarket" 0.9 "$(events sm-jsqd-100)" "$(events bb-jsqd-5)" \
+  "$work/sweep -q -force -j 1 -o $work/out $work/specs/sm-jsqd-100.toml" "$work/sweep -q -force -j 1 -o $work/out $work/specs/bb-jsqd-5.toml"
+# Balls into bins: R repetitions of m = n balls in n bins, greedy d (with replacement, the first probe wins ties,
+# as C's dchoice); lbsweep also computes its theory columns once per point, for d = 1 at m ≤ 10^6 the exact
+# multinomial median of the max load (about 0.34 s at m = 10^6).
+for n in 1000000 10000000; do
+  for d in 1 2; do
+    reps=$((n == 1000000 ? 100 : 10))
+    row "bins d = $d, m = n = $n, $reps runs" 0.9 json:m*reps "sum:balls@$work/out/bins-$d-$n" \
+      "$C/bins $n $n $d 7 dchoice reps=$reps" \
+      "$(spec bins-$d-$n balls_into_bins "replications = $reps
+[params]
+n = $n
+balls_per_bin = 1.0
+scheme = \"greedy\"
+d = $d")"
+  done
+done
+# The fixed cost lbsweep adds to a bins point: one run of d = 1 at m = n = 10^6 with its exact median.
+row "bins d = 1, m = n = 10^6, 1 run (lbsweep: + exact theory)" - json:m*reps "sum:balls@$work/out/bins-1-one" \
+  "$C/bins 1000000 1000000 1 7 dchoice reps=1" "$(spec bins-1-one balls_into_bins "[params]
+n = 1000000
+balls_per_bin = 1.0
+scheme = \"greedy\"
+d = 1")"
+# smooth_wrr against round robin, per event (equal weights), both lbsweep: within 2×.
+row "smooth_wrr vs round robin, n = 500, per event" 0.5 "$(events rr-500)" "$(events swrr-500)" \
+  "$(market rr-500 500 0.9 20000 '{ name = "round_robin" }')" "$(market swrr-500 500 0.9 20000 '{ name = "smooth_wrr" }')"
+# Start-up: a sweep whose dataset is complete runs nothing (A: /bin/true, for scale).
+row "start-up: a sweep with nothing to run (A: true)" - - - /bin/true "$work/sweep -q -j 1 -o $work/out $work/specs/sm-jsqd-100.toml"
+
+echo "== whole processes, CPU time, $rounds interleaved pairs each ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%F))"
+status=0
+"$work/pairs" -rounds "$rounds" "$work/plan" || status=$?
+[ "$status" -le 1 ] || exit "$status"
+
+echo
+echo "== instructions (callgrind), each side once: small fixed runs"
+: >"$work/plan"
+for p in random jsqd jsq; do
+  row "${label[$p]}, n = 100, λ = 0.9, 9·10^5 events" - json:events "$(events g-$p)" \
+    "$C/supermarket ${cpol[$p]} 100 0.9 5000 500 7 samples=1" "$(market g-$p 100 0.9 5000 "${gpol[$p]}")"
+done
+row "bulletin board JSQ(2), T = 5 (C: fresh)" - json:events "$(events g-bb)" \
+  "$C/supermarket jsqd 2 100 0.9 5000 500 7 samples=1" "$(market g-bb 100 0.9 5000 "${gpol[jsqd]}" bulletin_board "period = 5")"
+for d in 1 2; do
+  row "bins d = $d, m = n = 10^6, 1 run" - json:m*reps "sum:balls@$work/out/g-bins-$d" "$C/bins 1000000 1000000 $d 7 dchoice reps=1" \
+    "$(spec g-bins-$d balls_into_bins "[params]
+n = 1000000
+balls_per_bin = 1.0
+scheme = \"greedy\"
+d = $d")"
+done
+if command -v valgrind >/dev/null; then
+  "$work/pairs" -callgrind "$work/plan"
+else
+  echo "valgrind is not installed (Debian: apt-get install valgrind): instruction counts skipped"
+fi
+
+echo
+echo "== two workers against one: 8 runs of JSQ(2), n = 100, 1.8·10^7 events each (A: -j 1, B: -j 2)"
+: >"$work/plan"
+cmd=$(spec workers supermarket 'replications = 8
+[params]
+n = 100
+lambda = 0.9
+horizon = 100000
+warmup = 10000
+policy = { name = "jsq_d", d = 2 }')
+row "idle machine" - "$(events workers)" "$(events workers)" "$cmd" "${cmd/-j 1/-j 2}"
+"$work/pairs" -rounds 3 "$work/plan" | tail -n +2
+bash -c 'while :; do :; done' &
+hog=$!
+: >"$work/plan"
+row "beside one busy loop" - "$(events workers)" "$(events workers)" "$cmd" "${cmd/-j 1/-j 2}"
+"$work/pairs" -rounds 3 "$work/plan" | tail -n +2
+kill "$hog"
+hog=
+echo "(ratio: CPU per event with -j 1 over -j 2, 1 when two workers cost no extra CPU; wall: the speed-up)"
+exit "$status"

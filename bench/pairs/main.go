@@ -1,0 +1,318 @@
+// Command pairs times two commands side by side on a shared, noisy machine, by the CPU time the kernel charges each
+// process (user + system, wait4's rusage), not by the wall clock, which stretches with everyone else's work.
+//
+//	go run ./bench/pairs [-rounds N] PLAN           interleaved pairs: A, B, then B, A, … N times per line
+//	go run ./bench/pairs -callgrind PLAN            each command once under valgrind's callgrind: instructions
+//
+// PLAN has one configuration per line (blank lines and lines starting with # are skipped), six fields separated by
+// tabs:
+//
+//	name	target	a-work	b-work	a-command	b-command
+//
+// A is the reference (the C simulator, or -j 1), B is lbsweep (or -j 2). The ratio is A's CPU time per unit of
+// work over B's: B's speed relative to A's, 1 is level, above 1 B is faster. Work makes the ratio fair when the two
+// sides do slightly different amounts (another random stream, another count of drained events): a-work and b-work
+// say where each side's amount is read,
+//
+//	json:KEY[*KEY…]   the product of numeric keys of the JSON object the command prints (the C reference's output)
+//	sum:COL@DIR       the sum of column COL over the rows of the dataset DIR (results.ReadDataset), after the run
+//	-                 none: the ratio is of CPU times alone
+//
+// and the table prints both amounts, so that matched work is visible (a ratio is only fair when they agree). target
+// is the least median ratio the configuration must reach ("0.9"), or "-" for none; a line reports "met" or "NOT met".
+// Commands are split on spaces (no shell, so the CPU time measured is the command's own). Each row gives the
+// median CPU seconds of each side and their range over the rounds, the median of the N pair ratios and their range,
+// the median ratio of wall-clock times per unit of work (what two workers buy; on a shared machine it stretches with
+// everyone else's work) and each side's peak resident memory (ru_maxrss, the largest over the rounds). With -callgrind the row gives instructions (callgrind's "Collected",
+// which counts the same whatever else the machine runs) per unit of work on each side and their ratio.
+//
+// Exit status: 0 when every target is met, 1 when one is not, 2 on a bad plan or a command that fails.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"lbsweep/results"
+)
+
+// config is one line of the plan.
+type config struct {
+	name   string
+	target float64 // NaN: none
+	work   [2]string
+	argv   [2][]string
+	line   int
+}
+
+// sample is one process's measurement.
+type sample struct {
+	cpu, wall float64 // seconds
+	rssKB     int64
+	work      float64 // NaN when the plan gives none
+	instr     float64 // callgrind's instruction count; NaN when not under callgrind
+}
+
+func main() {
+	rounds := flag.Int("rounds", 5, "pairs per configuration, ≥ 1")
+	grind := flag.Bool("callgrind", false, "run each command once under valgrind --tool=callgrind and compare instruction counts")
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: pairs [-rounds N] [-callgrind] PLAN")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() != 1 || *rounds < 1 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	cfgs, err := readPlan(flag.Arg(0))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "pairs:", err)
+		os.Exit(2)
+	}
+	missed, err := run(os.Stdout, cfgs, *rounds, *grind)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "pairs:", err)
+		os.Exit(2)
+	}
+	if missed > 0 {
+		os.Exit(1)
+	}
+}
+
+// readPlan parses the plan file (see the package comment).
+func readPlan(path string) ([]config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var cfgs []config
+	sc := bufio.NewScanner(f)
+	for ln := 1; sc.Scan(); ln++ {
+		text := sc.Text()
+		if strings.TrimSpace(text) == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		fs := strings.Split(text, "\t")
+		if len(fs) != 6 {
+			return nil, fmt.Errorf("%s:%d: %d tab-separated fields, want 6 (name, target, a-work, b-work, a-command, b-command)", path, ln, len(fs))
+		}
+		c := config{name: fs[0], target: math.NaN(), work: [2]string{fs[2], fs[3]}, line: ln}
+		if fs[1] != "-" {
+			t, err := strconv.ParseFloat(fs[1], 64)
+			if err != nil || !(t > 0) {
+				return nil, fmt.Errorf("%s:%d: target %q: want a positive number or -", path, ln, fs[1])
+			}
+			c.target = t
+		}
+		for i, w := range c.work {
+			if w != "-" && !strings.HasPrefix(w, "json:") && !(strings.HasPrefix(w, "sum:") && strings.Contains(w, "@")) {
+				return nil, fmt.Errorf("%s:%d: work %q: want json:KEY[*KEY], sum:COLUMN@DIR or -", path, ln, w)
+			}
+			c.argv[i] = strings.Fields(fs[4+i])
+			if len(c.argv[i]) == 0 {
+				return nil, fmt.Errorf("%s:%d: empty command", path, ln)
+			}
+		}
+		cfgs = append(cfgs, c)
+	}
+	return cfgs, sc.Err()
+}
+
+// run measures every configuration and prints its row; it returns how many targets were missed.
+func run(w io.Writer, cfgs []config, rounds int, grind bool) (missed int, err error) {
+	if grind {
+		fmt.Fprintf(w, "%-44s %9s %9s %12s %12s %7s\n", "configuration", "work A", "work B", "instr/work A", "instr/work B", "ratio")
+	} else {
+		fmt.Fprintf(w, "%-44s %9s %9s %19s %19s %22s %6s %11s %s\n", "configuration", "work A", "work B",
+			"CPU s A [range]", "CPU s B [range]", "ratio median [range]", "wall", "RSS A, B", "target")
+	}
+	for _, c := range cfgs {
+		var s [2][]sample
+		order := [2]int{0, 1}
+		n := rounds
+		if grind {
+			n = 1
+		}
+		for range n {
+			for _, side := range order {
+				m, err := measure(c, side, grind)
+				if err != nil {
+					return missed, fmt.Errorf("%s (plan line %d): %w", c.name, c.line, err)
+				}
+				s[side] = append(s[side], m)
+			}
+			order[0], order[1] = order[1], order[0] // B first in the next pair: neither side always runs second
+		}
+		if grind {
+			a, b := s[0][0], s[1][0]
+			ia, ib := perWork(a.instr, a.work), perWork(b.instr, b.work)
+			fmt.Fprintf(w, "%-44s %9s %9s %12.4g %12.4g %7.2f\n", c.name, amount(a.work), amount(b.work), ia, ib, ia/ib)
+			continue
+		}
+		ratios, walls := make([]float64, n), make([]float64, n)
+		var cpu [2][]float64
+		var rss [2]int64
+		for i := range n {
+			a, b := s[0][i], s[1][i]
+			ratios[i] = perWork(a.cpu, a.work) / perWork(b.cpu, b.work)
+			walls[i] = perWork(a.wall, a.work) / perWork(b.wall, b.work)
+			cpu[0] = append(cpu[0], a.cpu)
+			cpu[1] = append(cpu[1], b.cpu)
+			rss[0], rss[1] = max(rss[0], a.rssKB), max(rss[1], b.rssKB)
+		}
+		med := median(ratios)
+		verdict := "-"
+		if !math.IsNaN(c.target) {
+			verdict = fmt.Sprintf("≥ %.2g met", c.target)
+			if !(med >= c.target) {
+				verdict = fmt.Sprintf("≥ %.2g NOT met", c.target)
+				missed++
+			}
+		}
+		fmt.Fprintf(w, "%-44s %9s %9s %19s %19s %22s %6.2f %11s %s\n", c.name, amount(s[0][0].work), amount(s[1][0].work),
+			spread(cpu[0], "%.3g"), spread(cpu[1], "%.3g"), spread(ratios, "%.2f"), median(walls),
+			fmt.Sprintf("%d, %d M", rss[0]>>10, rss[1]>>10), verdict)
+	}
+	return missed, nil
+}
+
+var (
+	collected = regexp.MustCompile(`Collected : (\d+)`)
+	notNumber = regexp.MustCompile(`-?\b(nan|inf)\b`)
+)
+
+// measure runs one side of c once.
+func measure(c config, side int, grind bool) (sample, error) {
+	argv := c.argv[side]
+	if grind {
+		argv = append([]string{"valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"}, argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if grind {
+		// Go's asynchronous preemption signals (SIGURG) trip callgrind's signal bookkeeping (valgrind 3.19:
+		// "Assertion 'sigNum == vgCallgrind_current_state.sig' failed"); without them Go preempts at calls only.
+		cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1")
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return sample{}, fmt.Errorf("%s: %v\n%s", strings.Join(argv, " "), err, tail(errb.String()))
+	}
+	m := sample{wall: time.Since(start).Seconds(), instr: math.NaN()}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		m.cpu = float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+		m.rssKB = ru.Maxrss
+	}
+	if grind {
+		g := collected.FindStringSubmatch(errb.String())
+		if g == nil {
+			return m, fmt.Errorf("%s: no instruction count in valgrind's output\n%s", strings.Join(argv, " "), tail(errb.String()))
+		}
+		m.instr, _ = strconv.ParseFloat(g[1], 64)
+	}
+	var err error
+	m.work, err = workOf(c.work[side], out.Bytes())
+	return m, err
+}
+
+// workOf reads the amount of work a run did (see the package comment); NaN for "-".
+func workOf(spec string, stdout []byte) (float64, error) {
+	switch {
+	case spec == "-":
+		return math.NaN(), nil
+	case strings.HasPrefix(spec, "json:"):
+		var obj map[string]any
+		// The C reference prints C's nan for percentiles it did not compute (samples=0): not JSON.
+		stdout = notNumber.ReplaceAll(stdout, []byte("null"))
+		if err := json.Unmarshal(stdout, &obj); err != nil {
+			return 0, fmt.Errorf("work %s: the output is not one JSON object: %v", spec, err)
+		}
+		v := 1.0
+		for _, k := range strings.Split(strings.TrimPrefix(spec, "json:"), "*") {
+			x, ok := obj[k].(float64)
+			if !ok {
+				return 0, fmt.Errorf("work %s: no numeric key %q in the output", spec, k)
+			}
+			v *= x
+		}
+		return v, nil
+	default:
+		col, dir, _ := strings.Cut(strings.TrimPrefix(spec, "sum:"), "@")
+		t, err := results.ReadDataset(dir)
+		if err != nil {
+			return 0, fmt.Errorf("work %s: %w", spec, err)
+		}
+		j := t.Col(col)
+		if j < 0 {
+			return 0, fmt.Errorf("work %s: no column %q in %s", spec, col, dir)
+		}
+		v := 0.0
+		for _, r := range t.Rows {
+			switch cell := r[j]; {
+			case !cell.Valid:
+				return 0, fmt.Errorf("work %s: a null %s", spec, col)
+			case cell.Type == results.Int64:
+				v += float64(cell.I)
+			case cell.Type == results.Float64:
+				v += cell.F
+			default:
+				return 0, errors.New("work " + spec + ": not a numeric column")
+			}
+		}
+		return v, nil
+	}
+}
+
+// perWork is x per unit of work, or x itself when there is no work.
+func perWork(x, work float64) float64 {
+	if math.IsNaN(work) {
+		return x
+	}
+	return x / work
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// spread formats the median of xs and their range: "0.91 [0.88–0.95]".
+func spread(xs []float64, f string) string {
+	return fmt.Sprintf(f+" ["+f+"–"+f+"]", median(xs), slices.Min(xs), slices.Max(xs))
+}
+
+// amount formats a work amount: "3.6e+07", or "-".
+func amount(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+func tail(s string) string {
+	if len(s) > 2000 {
+		return "…" + s[len(s)-2000:]
+	}
+	return s
+}
