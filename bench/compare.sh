@@ -41,7 +41,7 @@ market() {
 n = $2
 lambda = $3
 horizon = $4
-warmup = $(($4 / 10))
+warmup = ${WARMUP:-$(($4 / 10))}
 policy = $5
 ${7:-}"
 }
@@ -116,21 +116,34 @@ status=0
 [ "$status" -le 1 ] || exit "$status"
 
 echo
-echo "== instructions (callgrind), each side once: small fixed runs"
+echo "== instructions (callgrind), each side once at two sizes: the marginal instructions per event (ball) and the fixed cost"
 : >"$work/plan"
-for p in random jsqd jsq; do
-  row "${label[$p]}, n = 100, λ = 0.9, 9·10^5 events" - json:events "$(events g-$p)" \
-    "$C/supermarket ${cpol[$p]} 100 0.9 5000 500 7 samples=1" "$(market g-$p 100 0.9 5000 "${gpol[$p]}")"
-done
-row "bulletin board JSQ(2), T = 5 (C: fresh)" - json:events "$(events g-bb)" \
-  "$C/supermarket jsqd 2 100 0.9 5000 500 7 samples=1" "$(market g-bb 100 0.9 5000 "${gpol[jsqd]}" bulletin_board "period = 5")"
-for d in 1 2; do
-  row "bins d = $d, m = n = 10^6, 1 run" - json:m*reps "sum:balls@$work/out/g-bins-$d" "$C/bins 1000000 1000000 $d 7 dchoice reps=1" \
-    "$(spec g-bins-$d balls_into_bins "[params]
+# Two sizes of each run: horizon 1500 and 2500 (warm-up 100) for the supermarket and the board, 1 and 2 runs of
+# m = n = 10^6 for bins, so that start-up, theory and output (fixed) are told from the engine (marginal).
+for x in 1 2; do
+  for p in random jsqd jsq; do
+    WARMUP=100 market "g-$p-$x" 100 0.9 "${x}500" "${gpol[$p]}" >/dev/null
+  done
+  WARMUP=100 market "g-bb-$x" 100 0.9 "${x}500" "${gpol[jsqd]}" bulletin_board "period = 5" >/dev/null
+  for d in 1 2; do
+    spec "g-bins-$d-$x" balls_into_bins "replications = $x
+[params]
 n = 1000000
 balls_per_bin = 1.0
 scheme = \"greedy\"
-d = $d")"
+d = $d" >/dev/null
+  done
+done
+g() { echo "$work/sweep -q -force -j 1 -o $work/out $work/specs/$1.toml"; }
+for p in random jsqd jsq; do
+  row "${label[$p]}, n = 100, λ = 0.9" - json:events "$(events "g-$p-{x}")" \
+    "$C/supermarket ${cpol[$p]} 100 0.9 {x}500 100 7 samples=1" "$(g "g-${p//_/-}-{x}")"
+done
+row "bulletin board JSQ(2), T = 5 (C: fresh)" - json:events "$(events "g-bb-{x}")" \
+  "$C/supermarket jsqd 2 100 0.9 {x}500 100 7 samples=1" "$(g "g-bb-{x}")"
+for d in 1 2; do
+  row "bins d = $d, m = n = 10^6" - json:m*reps "sum:balls@$work/out/g-bins-$d-{x}" "$C/bins 1000000 1000000 $d 7 dchoice reps={x}" \
+    "$(g "g-bins-$d-{x}")"
 done
 if command -v valgrind >/dev/null; then
   "$work/pairs" -callgrind "$work/plan"

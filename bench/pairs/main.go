@@ -24,7 +24,11 @@
 // median CPU seconds of each side and their range over the rounds, the median of the N pair ratios and their range,
 // the median ratio of wall-clock times per unit of work (what two workers buy; on a shared machine it stretches with
 // everyone else's work) and each side's peak resident memory (ru_maxrss, the largest over the rounds). With -callgrind the row gives instructions (callgrind's "Collected",
-// which counts the same whatever else the machine runs) per unit of work on each side and their ratio.
+// which counts the same whatever else the machine runs) per unit of work on each side and their ratio. A command
+// may hold {x} (in its arguments and its work): pairs then runs it with x = 1 (the CPU-time rows) and, under
+// callgrind, with x = 1 and x = 2 (two sizes of run, e.g. spec files NAME-1 and NAME-2 of two horizons) and reports
+// the marginal instructions, the extra instructions over the extra work, and each side's fixed cost besides (start-
+// up, theory, output), so that a small run's fixed costs do not hide the engine's.
 //
 // Exit status: 0 when every target is met, 1 when one is not, 2 on a bad plan or a command that fails.
 package main
@@ -56,6 +60,7 @@ type config struct {
 	target float64 // NaN: none
 	work   [2]string
 	argv   [2][]string
+	scaled bool // a command holds {x}
 	line   int
 }
 
@@ -125,6 +130,7 @@ func readPlan(path string) ([]config, error) {
 				return nil, fmt.Errorf("%s:%d: work %q: want json:KEY[*KEY], sum:COLUMN@DIR or -", path, ln, w)
 			}
 			c.argv[i] = strings.Fields(fs[4+i])
+			c.scaled = c.scaled || strings.Contains(fs[4+i], "{x}")
 			if len(c.argv[i]) == 0 {
 				return nil, fmt.Errorf("%s:%d: empty command", path, ln)
 			}
@@ -161,8 +167,25 @@ func run(w io.Writer, cfgs []config, rounds int, grind bool) (missed int, err er
 		}
 		if grind {
 			a, b := s[0][0], s[1][0]
-			ia, ib := perWork(a.instr, a.work), perWork(b.instr, b.work)
-			fmt.Fprintf(w, "%-44s %9s %9s %12.4g %12.4g %7.2f\n", c.name, amount(a.work), amount(b.work), ia, ib, ia/ib)
+			if !c.scaled {
+				ia, ib := perWork(a.instr, a.work), perWork(b.instr, b.work)
+				fmt.Fprintf(w, "%-44s %9s %9s %12.4g %12.4g %7.2f\n", c.name, amount(a.work), amount(b.work), ia, ib, ia/ib)
+				continue
+			}
+			// {x} = 1 and 2: the instructions each extra unit of work costs, and what the run costs besides.
+			var twice [2]sample
+			for side := range 2 {
+				m, err := measureAt(c, side, true, "2")
+				if err != nil {
+					return missed, fmt.Errorf("%s (plan line %d): %w", c.name, c.line, err)
+				}
+				twice[side] = m
+			}
+			ma := (twice[0].instr - a.instr) / (twice[0].work - a.work)
+			mb := (twice[1].instr - b.instr) / (twice[1].work - b.work)
+			fa, fb := a.instr-ma*a.work, b.instr-mb*b.work
+			fmt.Fprintf(w, "%-44s %9s %9s %12.4g %12.4g %7.2f   fixed: %.3g, %.3g instructions\n", c.name,
+				amount(twice[0].work-a.work), amount(twice[1].work-b.work), ma, mb, ma/mb, fa, fb)
 			continue
 		}
 		ratios, walls := make([]float64, n), make([]float64, n)
@@ -197,9 +220,15 @@ var (
 	notNumber = regexp.MustCompile(`-?\b(nan|inf)\b`)
 )
 
-// measure runs one side of c once.
-func measure(c config, side int, grind bool) (sample, error) {
-	argv := c.argv[side]
+// measure runs one side of c once ({x} = 1).
+func measure(c config, side int, grind bool) (sample, error) { return measureAt(c, side, grind, "1") }
+
+// measureAt runs one side of c once with {x} replaced by x in its command and work.
+func measureAt(c config, side int, grind bool, x string) (sample, error) {
+	argv := make([]string, len(c.argv[side]))
+	for i, a := range c.argv[side] {
+		argv[i] = strings.ReplaceAll(a, "{x}", x)
+	}
 	if grind {
 		argv = append([]string{"valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"}, argv...)
 	}
@@ -207,7 +236,9 @@ func measure(c config, side int, grind bool) (sample, error) {
 	if grind {
 		// Go's asynchronous preemption signals (SIGURG) trip callgrind's signal bookkeeping (valgrind 3.19:
 		// "Assertion 'sigNum == vgCallgrind_current_state.sig' failed"); without them Go preempts at calls only.
-		cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1")
+		// One P: valgrind runs one thread at a time, and idle Ps spinning for work in the scheduler counted from
+		// 0.14 to 6.7·10^9 instructions on the same run; with GOMAXPROCS=1 three runs agree within 2%.
+		cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=1")
 	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -228,7 +259,7 @@ func measure(c config, side int, grind bool) (sample, error) {
 		m.instr, _ = strconv.ParseFloat(g[1], 64)
 	}
 	var err error
-	m.work, err = workOf(c.work[side], out.Bytes())
+	m.work, err = workOf(strings.ReplaceAll(c.work[side], "{x}", x), out.Bytes())
 	return m, err
 }
 
