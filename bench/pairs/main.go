@@ -30,7 +30,12 @@
 // the marginal instructions, the extra instructions over the extra work, and each side's fixed cost besides (start-
 // up, theory, output), so that a small run's fixed costs do not hide the engine's.
 //
-// Exit status: 0 when every target is met, 1 when one is not, 2 on a bad plan or a command that fails.
+// Targets are judged on the CPU-time rows only (-callgrind ignores them). A sum:COL@DIR reads whatever DIR holds
+// after the command: the command must write it afresh (sweep -force). Peak memory comes from GNU time
+// (/usr/bin/time), "?" without it.
+//
+// Exit status: 0 when every target is met, 1 when one is not, 2 on a bad plan, a command that fails, or work that is
+// not a finite amount above 0.
 package main
 
 import (
@@ -120,10 +125,13 @@ func readPlan(path string) ([]config, error) {
 		c := config{name: fs[0], target: math.NaN(), work: [2]string{fs[2], fs[3]}, line: ln}
 		if fs[1] != "-" {
 			t, err := strconv.ParseFloat(fs[1], 64)
-			if err != nil || !(t > 0) {
+			if err != nil || !(t > 0) || math.IsInf(t, 1) {
 				return nil, fmt.Errorf("%s:%d: target %q: want a positive number or -", path, ln, fs[1])
 			}
 			c.target = t
+		}
+		if (c.work[0] == "-") != (c.work[1] == "-") {
+			return nil, fmt.Errorf("%s:%d: work on one side only (%q, %q): give both or neither", path, ln, c.work[0], c.work[1])
 		}
 		for i, w := range c.work {
 			if w != "-" && !strings.HasPrefix(w, "json:") && !(strings.HasPrefix(w, "sum:") && strings.Contains(w, "@")) {
@@ -181,6 +189,10 @@ func run(w io.Writer, cfgs []config, rounds int, grind bool) (missed int, err er
 				}
 				twice[side] = m
 			}
+			if math.IsNaN(a.work) || math.IsNaN(b.work) || twice[0].work <= a.work || twice[1].work <= b.work {
+				return missed, fmt.Errorf("%s (plan line %d): {x} = 2 must do more work than {x} = 1 on both sides (work %s, %s)",
+					c.name, c.line, c.work[0], c.work[1])
+			}
 			ma := (twice[0].instr - a.instr) / (twice[0].work - a.work)
 			mb := (twice[1].instr - b.instr) / (twice[1].work - b.work)
 			fa, fb := a.instr-ma*a.work, b.instr-mb*b.work
@@ -190,7 +202,7 @@ func run(w io.Writer, cfgs []config, rounds int, grind bool) (missed int, err er
 		}
 		ratios, walls := make([]float64, n), make([]float64, n)
 		var cpu [2][]float64
-		var rss [2]int64
+		rss := [2]int64{-1, -1}
 		for i := range n {
 			a, b := s[0][i], s[1][i]
 			ratios[i] = perWork(a.cpu, a.work) / perWork(b.cpu, b.work)
@@ -202,22 +214,25 @@ func run(w io.Writer, cfgs []config, rounds int, grind bool) (missed int, err er
 		med := median(ratios)
 		verdict := "-"
 		if !math.IsNaN(c.target) {
-			verdict = fmt.Sprintf("≥ %.2g met", c.target)
+			verdict = fmt.Sprintf("≥ %g met", c.target)
 			if !(med >= c.target) {
-				verdict = fmt.Sprintf("≥ %.2g NOT met", c.target)
+				verdict = fmt.Sprintf("≥ %g NOT met", c.target)
 				missed++
 			}
 		}
 		fmt.Fprintf(w, "%-44s %9s %9s %19s %19s %22s %6.2f %11s %s\n", c.name, amount(s[0][0].work), amount(s[1][0].work),
 			spread(cpu[0], "%.3g"), spread(cpu[1], "%.3g"), spread(ratios, "%.2f"), median(walls),
-			fmt.Sprintf("%d, %d M", rss[0]>>10, rss[1]>>10), verdict)
+			rssText(rss), verdict)
 	}
 	return missed, nil
 }
 
+// gnuTime is GNU time (Debian: time), which measures the peak resident memory.
+const gnuTime = "/usr/bin/time"
+
 var (
 	collected = regexp.MustCompile(`Collected : (\d+)`)
-	notNumber = regexp.MustCompile(`-?\b(nan|inf)\b`)
+	notNumber = regexp.MustCompile(`:\s*-?(nan|inf)\b`)
 )
 
 // measure runs one side of c once ({x} = 1).
@@ -229,8 +244,21 @@ func measureAt(c config, side int, grind bool, x string) (sample, error) {
 	for i, a := range c.argv[side] {
 		argv[i] = strings.ReplaceAll(a, "{x}", x)
 	}
+	var rssFile string
 	if grind {
 		argv = append([]string{"valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"}, argv...)
+	} else if _, err := os.Stat(gnuTime); err == nil {
+		// The peak resident memory from GNU time, which forks (not vforks) its child: a child that os/exec starts
+		// inherits pairs' own peak in its ru_maxrss (Go vforks, and exec keeps the old address space's high-water
+		// mark), a floor of about 21 MB. time's own CPU (under a millisecond) is in the CPU time measured.
+		f, err := os.CreateTemp("", "pairs-rss-")
+		if err != nil {
+			return sample{}, err
+		}
+		f.Close()
+		rssFile = f.Name()
+		defer os.Remove(rssFile)
+		argv = append([]string{gnuTime, "-f", "%M", "-o", rssFile}, argv...)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	if grind {
@@ -249,7 +277,20 @@ func measureAt(c config, side int, grind bool, x string) (sample, error) {
 	m := sample{wall: time.Since(start).Seconds(), instr: math.NaN()}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		m.cpu = float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
-		m.rssKB = ru.Maxrss
+		m.rssKB = -1 // unknown without GNU time
+	}
+	if rssFile != "" {
+		text, err := os.ReadFile(rssFile)
+		if err != nil {
+			return m, err
+		}
+		fs := strings.Fields(string(text))
+		if len(fs) == 0 {
+			return m, fmt.Errorf("%s: GNU time wrote no peak memory", strings.Join(argv, " "))
+		}
+		if m.rssKB, err = strconv.ParseInt(fs[len(fs)-1], 10, 64); err != nil {
+			return m, fmt.Errorf("%s: GNU time's peak memory %q: %v", strings.Join(argv, " "), fs[len(fs)-1], err)
+		}
 	}
 	if grind {
 		g := collected.FindStringSubmatch(errb.String())
@@ -260,6 +301,9 @@ func measureAt(c config, side int, grind bool, x string) (sample, error) {
 	}
 	var err error
 	m.work, err = workOf(strings.ReplaceAll(c.work[side], "{x}", x), out.Bytes())
+	if err == nil && !math.IsNaN(m.work) && !(m.work > 0 && !math.IsInf(m.work, 1)) {
+		err = fmt.Errorf("work %s: %v, want a finite amount above 0", c.work[side], m.work)
+	}
 	return m, err
 }
 
@@ -271,7 +315,7 @@ func workOf(spec string, stdout []byte) (float64, error) {
 	case strings.HasPrefix(spec, "json:"):
 		var obj map[string]any
 		// The C reference prints C's nan for percentiles it did not compute (samples=0): not JSON.
-		stdout = notNumber.ReplaceAll(stdout, []byte("null"))
+		stdout = notNumber.ReplaceAll(stdout, []byte(": null"))
 		if err := json.Unmarshal(stdout, &obj); err != nil {
 			return 0, fmt.Errorf("work %s: the output is not one JSON object: %v", spec, err)
 		}
@@ -331,6 +375,17 @@ func median(xs []float64) float64 {
 // spread formats the median of xs and their range: "0.91 [0.88–0.95]".
 func spread(xs []float64, f string) string {
 	return fmt.Sprintf(f+" ["+f+"–"+f+"]", median(xs), slices.Min(xs), slices.Max(xs))
+}
+
+// rssText formats the two peaks in MB, "?" where GNU time was missing.
+func rssText(kb [2]int64) string {
+	f := func(v int64) string {
+		if v < 0 {
+			return "?"
+		}
+		return strconv.FormatInt((v+512)>>10, 10)
+	}
+	return f(kb[0]) + ", " + f(kb[1]) + " M"
 }
 
 // amount formats a work amount: "3.6e+07", or "-".
