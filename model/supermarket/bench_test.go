@@ -11,18 +11,22 @@ import (
 // Compare with the C reference side by side with bench/compare.sh (from the repository's root), which compiles these
 // with the sweep binary's profile (go test -pgo=cmd/sweep/default.pgo).
 func benchRun(b *testing.B, n int, pol string, d int) {
-	p := point(b, n, 0.9, 2_000_000/float64(n), 200_000/float64(n), pol, d, false)
-	var events int64
+	benchModel(b, Model{}, point(b, n, 0.9, 2_000_000/float64(n), 200_000/float64(n), pol, d, false), mEvents)
+}
+
+// benchModel times whole runs of m at p (no theory), reporting the events of metric column events.
+func benchModel(b *testing.B, m model.Model, p model.Point, events int) {
+	var total int64
 	b.ResetTimer()
 	for i := range b.N {
-		row, err := Model{}.Run(context.Background(), p, model.Seed{Run: uint64(i + 1)})
+		row, err := m.Run(context.Background(), p, model.Seed{Run: uint64(i + 1)})
 		if err != nil {
 			b.Fatal(err)
 		}
-		events += row[mEvents].I
+		total += row[events].I
 	}
-	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
-	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+	b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(total)/float64(b.N), "events/op")
 }
 
 func BenchmarkP2CN100(b *testing.B)    { benchRun(b, 100, "jsq_d", 2) }
@@ -39,18 +43,7 @@ func BenchmarkRoundRobinN500(b *testing.B) { benchRun(b, 500, "round_robin", 0) 
 // sweep binary's profile, cmd/sweep/default.pgo, sees it).
 func benchBoard(b *testing.B, pol string, d int) {
 	p := boardPoint(b, 100, 0.9, 20_000, 2_000, 5, periodic, 1, pol, d)
-	events := metricIndex(b, BulletinBoard{}.Metrics(), "events")
-	var total int64
-	b.ResetTimer()
-	for i := range b.N {
-		row, err := BulletinBoard{}.Run(context.Background(), p, model.Seed{Run: uint64(i + 1)})
-		if err != nil {
-			b.Fatal(err)
-		}
-		total += row[events].I
-	}
-	b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "events/s")
-	b.ReportMetric(float64(total)/float64(b.N), "events/op")
+	benchModel(b, BulletinBoard{}, p, metricIndex(b, BulletinBoard{}.Metrics(), "events"))
 }
 
 func BenchmarkBoardP2CN100(b *testing.B) { benchBoard(b, "jsq_d", 2) }
