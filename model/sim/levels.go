@@ -167,6 +167,30 @@ func (l *Levels) Set(k int, v int32, t float64) {
 	}
 }
 
+// CopyFrom sets every server's queue length to src's (src has l's n), in O(n + levels) whatever the lengths were:
+// src's sorted order is copied with them, so the servers within a level come in src's order (Set's one-level
+// moves leave another order; either is a valid order, but a pick that reads the order, jsq's tie among the
+// shortest, picks by it). How a bulletin board copies all its entries at once. The time averages of l (Count's
+// areas, the mean and peak maximum) are not kept across a copy: use it on a view that no statistic is read from.
+func (l *Levels) CopyFrom(src *Levels) {
+	if l == src {
+		return
+	}
+	if l.n != src.n {
+		panic("sim: CopyFrom between Levels of different sizes")
+	}
+	if len(l.start) < len(src.start) {
+		l.grow(len(src.start))
+	}
+	copy(l.srv, src.srv)
+	copy(l.perm, src.perm)
+	copy(l.start, src.start)
+	for L := len(src.start); L < len(l.start); L++ {
+		l.start[L] = l.n
+	}
+	l.min, l.max, l.total = src.min, src.max, src.total
+}
+
 func (l *Levels) flush(t float64) {
 	l.areaMax += float64(l.max) * (t - l.lastMax)
 	l.lastMax = t

@@ -430,3 +430,69 @@ func count(xs []int32, v int32) int {
 	}
 	return c
 }
+
+// CopyFrom makes a view equal to its source (lengths, counts, the shortest, the maximum, the sorted order), from a
+// view that was longer or shorter, and the view then moves on by Up and Down as any Levels.
+func TestLevelsCopyFrom(t *testing.T) {
+	const n = 7
+	src, view := NewLevels(n), NewLevels(n)
+	r := NewRand(5, 6)
+	check := func(step int, l *Levels, want []int32) {
+		t.Helper()
+		for k := range n {
+			if l.Len(k) != want[k] {
+				t.Fatalf("step %d: server %d has %d, want %d", step, k, l.Len(k), want[k])
+			}
+		}
+		for L := range 40 {
+			c := 0
+			for _, v := range want {
+				if int(v) >= L {
+					c++
+				}
+			}
+			if l.Count(L) != c {
+				t.Fatalf("step %d: Count(%d) = %d, want %d", step, L, l.Count(L), c)
+			}
+		}
+		for i := range n { // sorted by length, each server once
+			if i > 0 && l.Len(l.Sorted(i)) < l.Len(l.Sorted(i-1)) {
+				t.Fatalf("step %d: Sorted not in order at %d", step, i)
+			}
+		}
+		m, ties := l.Shortest()
+		if lo := slices.Min(want); m != lo || ties != count(want, lo) || l.Max() != slices.Max(want) {
+			t.Fatalf("step %d: Shortest %d×%d, Max %d against %v", step, m, ties, l.Max(), want)
+		}
+	}
+	truth, seen := make([]int32, n), make([]int32, n)
+	for step := range 3000 {
+		k := r.IntN(n)
+		if r.IntN(3) > 0 || truth[k] == 0 {
+			src.Up(k, float64(step))
+			truth[k]++
+		} else {
+			src.Down(k, float64(step))
+			truth[k]--
+		}
+		if step%50 == 0 { // the view's own moves in between: it may be longer than src when copied
+			j := r.IntN(n)
+			for range 30 {
+				view.Up(j, float64(step))
+				seen[j]++
+			}
+		}
+		if step%97 == 0 {
+			view.CopyFrom(src)
+			copy(seen, truth)
+			for i := range n {
+				if view.Sorted(i) != src.Sorted(i) {
+					t.Fatalf("step %d: the view's order differs from its source's at %d", step, i)
+				}
+			}
+		}
+		check(step, view, seen)
+	}
+	view.CopyFrom(view) // a no-op
+	check(-1, view, seen)
+}

@@ -94,9 +94,7 @@ func (b *board) fire(t float64, lv *sim.Levels) {
 		return
 	}
 	for _, v := range b.views {
-		for k := range b.n {
-			v.Set(k, lv.Len(k), t)
-		}
+		v.CopyFrom(lv) // O(n + levels), where one Set per entry cost one level move per event since the last refresh
 	}
 	b.phase++
 	b.at = float64(b.phase+1) * b.period // no drift from repeated addition
