@@ -1,7 +1,8 @@
 # lbsweep: experiments/X.toml → results/X/runs.parquet → figures/X-*.svg, X-*.md + figures/REPORT.md, figures/index.html
 #   make figures   rerun the stale experiments, draw every figure, write the report, check every claim
 #   make test      the test suite (go vet + go test)
-#   make bench     benchmarks (events/s of whole runs, allocations) and the C reference side by side by CPU time (ANCHORS=DIR ROUNDS=N)
+#   make bench     benchmarks (events/s of whole runs, allocations) and the C reference side by side by CPU time (ANCHORS=DIR ROUNDS=N);
+#                  fails when a speed target is missed
 #   make pgo       refresh cmd/sweep/default.pgo, the profile the sweep binary is optimised with
 # A dataset is stale when its spec or the sweep binary is newer than it; the binary, when a Go file it is built from is. Spec file stems equal their `name`.
 GO      ?= go
