@@ -16,6 +16,6 @@ pgo=off
 if [ -f cmd/sweep/default.pgo ]; then pgo=$PWD/cmd/sweep/default.pgo; fi
 go test -pgo="$pgo" -run '^$' -bench . -benchtime 10x -cpuprofile "$work/supermarket.prof" -o "$work/supermarket.test" \
   ./model/supermarket/ >/dev/null
-go test -pgo="$pgo" -run '^$' -bench . -benchtime 40x -cpuprofile "$work/bins.prof" -o "$work/bins.test" ./model/bins/ >/dev/null
+go test -pgo="$pgo" -run '^$' -bench . -benchtime 1s -cpuprofile "$work/bins.prof" -o "$work/bins.test" ./model/bins/ >/dev/null
 go tool pprof -proto "$work/supermarket.prof" "$work/bins.prof" >cmd/sweep/default.pgo 2>/dev/null
 echo "wrote cmd/sweep/default.pgo ($(wc -c <cmd/sweep/default.pgo) bytes)"

@@ -47,6 +47,12 @@ func PickRandom(l *sim.Levels, r *sim.Rand) int { return r.IntN(l.N()) }
 func PickTwoChoices(l *sim.Levels, r *sim.Rand) int {
 	n := l.N()
 	a, b := r.IntN2(n, n-1)
+	return TwoChoices(l, a, b)
+}
+
+// TwoChoices is PickTwoChoices after its draw: a, b = r.IntN2(n, n−1) with n = l.N(). An engine that makes the draw
+// in its own loop (so that the profile-guided build inlines it there) calls this with it and picks the same server.
+func TwoChoices(l *sim.Levels, a, b int) int {
 	if b >= a {
 		b++
 	}

@@ -184,8 +184,9 @@ func simulate[D dispatcher](ctx context.Context, c config, s sim.Streams, dispat
 		if ta <= td {
 			var k int
 			switch inline {
-			case policy.InlineTwoChoices:
-				k = policy.PickTwoChoices(lv, s.Dispatch)
+			case policy.InlineTwoChoices: // PickTwoChoices, its draw made here for the profile to inline
+				a, b := s.Dispatch.IntN2(c.n, c.n-1)
+				k = policy.TwoChoices(lv, a, b)
 			case policy.InlineRandom:
 				k = policy.PickRandom(lv, s.Dispatch)
 			case policy.InlineShortest:
