@@ -2,18 +2,16 @@ package fleet
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 
 	"lbsweep/model"
-	"lbsweep/results/schema"
+	"lbsweep/model/modeltest"
 )
 
 // No allocation per request: a run four times as long allocates at most one more time per 10^3 extra events, for
 // every policy the twin-worlds test drives, with the broken backend (the latencies kept for exact percentiles grow
 // by doubling: a logarithmic count).
 func TestNoAllocationPerRequest(t *testing.T) {
-	events := slices.IndexFunc(Model{}.Metrics(), func(c schema.Column) bool { return c.Name == "events" })
 	for _, c := range []struct {
 		name string
 		set  []string
@@ -23,21 +21,10 @@ func TestNoAllocationPerRequest(t *testing.T) {
 		{"ewma", []string{"observe=completion"}}, {"ewma_success", []string{"observe=completion"}},
 	} {
 		const h = 20000.0
-		allocs := func(h float64) (float64, int64) {
-			p := point(t, sinkhole(true), 0.32, h, c.name, append([]string{"mean=10"}, c.set...)...)
-			var ev int64
-			a := testing.AllocsPerRun(1, func() {
-				row, err := runRow(Model{}, p, model.Seed{Run: 5})
-				if err != nil {
-					t.Fatal(err)
-				}
-				ev = row[events].I
-			})
-			return a, ev
+		build := func(h float64) model.Point {
+			return point(t, sinkhole(true), 0.32, h, c.name, append([]string{"mean=10"}, c.set...)...)
 		}
-		a1, e1 := allocs(h)
-		a4, e4 := allocs(4 * h)
-		per := (a4 - a1) / float64(e4-e1)
+		per, a1, a4, e1, e4 := modeltest.AllocsPerWork(t, Model{}, build, h, model.Seed{Run: 5}, "events")
 		name := fmt.Sprintf("%s %v", c.name, c.set)
 		t.Logf("%-32s %4.0f allocations over %d events, %4.0f over %d: %.2g per extra event", name, a1, e1, a4, e4, per)
 		if per > 1e-3 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"lbsweep/model"
+	"lbsweep/model/modeltest"
 )
 
 // Benchmarks report simulated events per second of wall-clock time for one whole run (warm-up, measurement, drain).
@@ -43,7 +44,7 @@ func BenchmarkRoundRobinN500(b *testing.B) { benchRun(b, 500, "round_robin", 0) 
 // sweep binary's profile, cmd/sweep/default.pgo, sees it).
 func benchBoard(b *testing.B, pol string, d int) {
 	p := boardPoint(b, 100, 0.9, 20_000, 2_000, 5, periodic, 1, pol, d)
-	benchModel(b, BulletinBoard{}, p, metricIndex(b, BulletinBoard{}.Metrics(), "events"))
+	benchModel(b, BulletinBoard{}, p, modeltest.Metric(b, BulletinBoard{}, "events"))
 }
 
 func BenchmarkBoardP2CN100(b *testing.B) { benchBoard(b, "jsq_d", 2) }
