@@ -27,12 +27,14 @@ go build -o "$work/pairs" ./bench/pairs
 C=$work/anchors
 mkdir -p "$work/specs"
 
-# spec NAME MODEL TOML-BODY: a one-point experiment; prints the sweep command that runs it, one worker.
 # Names keep to [a-z0-9-]: jsqd_wr becomes jsqd-wr.
+# sweepcmd NAME: the command that sweeps spec NAME afresh, one worker.
+sweepcmd() { echo "$work/sweep -q -force -j 1 -o $work/out $work/specs/${1//_/-}.toml"; }
+# spec NAME MODEL TOML-BODY: writes a one-point experiment and prints sweepcmd NAME.
 spec() {
   local name=${1//_/-}
   printf 'name = "%s"\nmodel = "%s"\nseed = 7\n%s\n' "$name" "$2" "$3" >"$work/specs/$name.toml"
-  echo "$work/sweep -q -force -j 1 -o $work/out $work/specs/$name.toml"
+  sweepcmd "$name"
 }
 events() { echo "sum:events@$work/out/${1//_/-}"; }
 # supermarket NAME N LAMBDA HORIZON POLICY-TABLE [MODEL [EXTRA]]
@@ -44,6 +46,15 @@ horizon = $4
 warmup = ${WARMUP:-$(($4 / 10))}
 policy = $5
 ${7:-}"
+}
+# bins NAME D REPLICATIONS: balls into bins, m = n = 10^6 unless N is set, greedy with D probes.
+bins() {
+  spec "$1" balls_into_bins "replications = $3
+[params]
+n = ${N:-1000000}
+balls_per_bin = 1.0
+scheme = \"greedy\"
+d = $2"
 }
 row() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$work/plan"; }
 declare -A cpol=([random]="random 1" [rr]="rr 1" [jsqd]="jsqd 2" [jsqd_wr]="jsqd_wr 2" [jsq]="jsq 1")
@@ -68,7 +79,7 @@ for n in 100 1000; do
 done
 for p in random rr jsqd jsqd_wr jsq; do
   row "${label[$p]}, n = 1000, λ = 0.9, bare (C samples=0)" 0.8 json:events "$(events sm-$p-1000)" \
-    "$C/supermarket ${cpol[$p]} 1000 0.9 10000 1000 7 samples=0" "$work/sweep -q -force -j 1 -o $work/out $work/specs/sm-${p//_/-}-1000.toml"
+    "$C/supermarket ${cpol[$p]} 1000 0.9 10000 1000 7 samples=0" "$(sweepcmd "sm-$p-1000")"
 done
 # The bulletin board against C's fresh-information loop (C has no board: the work is the same events, plus the
 # board's copies of n entries every T, 1/(1.8·T) of an event per server here).
@@ -80,7 +91,7 @@ for p in jsqd jsq; do
   done
 done
 row "bulletin board JSQ(2), T = 5, vs the supermarket" 0.9 "$(events sm-jsqd-100)" "$(events bb-jsqd-5)" \
-  "$work/sweep -q -force -j 1 -o $work/out $work/specs/sm-jsqd-100.toml" "$work/sweep -q -force -j 1 -o $work/out $work/specs/bb-jsqd-5.toml"
+  "$(sweepcmd sm-jsqd-100)" "$(sweepcmd bb-jsqd-5)"
 # Balls into bins: R repetitions of m = n balls in n bins, greedy d (with replacement, the first probe wins ties,
 # as C's dchoice); lbsweep also computes its theory columns once per point, for d = 1 at m ≤ 10^6 the exact
 # multinomial median of the max load (about 0.34 s at m = 10^6).
@@ -88,22 +99,12 @@ for n in 1000000 10000000; do
   for d in 1 2; do
     reps=$((n == 1000000 ? 100 : 10))
     row "bins d = $d, m = n = $n, $reps runs" 0.9 json:m*reps "sum:balls@$work/out/bins-$d-$n" \
-      "$C/bins $n $n $d 7 dchoice reps=$reps" \
-      "$(spec bins-$d-$n balls_into_bins "replications = $reps
-[params]
-n = $n
-balls_per_bin = 1.0
-scheme = \"greedy\"
-d = $d")"
+      "$C/bins $n $n $d 7 dchoice reps=$reps" "$(N=$n bins "bins-$d-$n" "$d" "$reps")"
   done
 done
 # The fixed cost lbsweep adds to a bins point: one run of d = 1 at m = n = 10^6 with its exact median.
 row "bins d = 1, m = n = 10^6, 1 run (lbsweep: + exact theory)" - json:m*reps "sum:balls@$work/out/bins-1-one" \
-  "$C/bins 1000000 1000000 1 7 dchoice reps=1" "$(spec bins-1-one balls_into_bins "[params]
-n = 1000000
-balls_per_bin = 1.0
-scheme = \"greedy\"
-d = 1")"
+  "$C/bins 1000000 1000000 1 7 dchoice reps=1" "$(bins bins-1-one 1 1)"
 # smooth_wrr against round robin, per event (equal weights), both lbsweep: within 2×.
 row "smooth_wrr vs round robin, n = 500, per event" 0.5 "$(events rr-500)" "$(events swrr-500)" \
   "$(market rr-500 500 0.9 20000 '{ name = "round_robin" }')" "$(market swrr-500 500 0.9 20000 '{ name = "smooth_wrr" }')"
@@ -126,24 +127,18 @@ for x in 1 2; do
   done
   WARMUP=100 market "g-bb-$x" 100 0.9 "${x}500" "${gpol[jsqd]}" bulletin_board "period = 5" >/dev/null
   for d in 1 2; do
-    spec "g-bins-$d-$x" balls_into_bins "replications = $x
-[params]
-n = 1000000
-balls_per_bin = 1.0
-scheme = \"greedy\"
-d = $d" >/dev/null
+    bins "g-bins-$d-$x" "$d" "$x" >/dev/null
   done
 done
-g() { echo "$work/sweep -q -force -j 1 -o $work/out $work/specs/$1.toml"; }
 for p in random jsqd jsq; do
   row "${label[$p]}, n = 100, λ = 0.9" - json:events "$(events "g-$p-{x}")" \
-    "$C/supermarket ${cpol[$p]} 100 0.9 {x}500 100 7 samples=1" "$(g "g-${p//_/-}-{x}")"
+    "$C/supermarket ${cpol[$p]} 100 0.9 {x}500 100 7 samples=1" "$(sweepcmd "g-$p-{x}")"
 done
 row "bulletin board JSQ(2), T = 5 (C: fresh)" - json:events "$(events "g-bb-{x}")" \
-  "$C/supermarket jsqd 2 100 0.9 {x}500 100 7 samples=1" "$(g "g-bb-{x}")"
+  "$C/supermarket jsqd 2 100 0.9 {x}500 100 7 samples=1" "$(sweepcmd "g-bb-{x}")"
 for d in 1 2; do
   row "bins d = $d, m = n = 10^6" - json:m*reps "sum:balls@$work/out/g-bins-$d-{x}" "$C/bins 1000000 1000000 $d 7 dchoice reps={x}" \
-    "$(g "g-bins-$d-{x}")"
+    "$(sweepcmd "g-bins-$d-{x}")"
 done
 if command -v valgrind >/dev/null; then
   "$work/pairs" -callgrind "$work/plan"

@@ -23,8 +23,9 @@
 // Commands are split on spaces (no shell, so the CPU time measured is the command's own). Each row gives the
 // median CPU seconds of each side and their range over the rounds, the median of the N pair ratios and their range,
 // the median ratio of wall-clock times per unit of work (what two workers buy; on a shared machine it stretches with
-// everyone else's work) and each side's peak resident memory (ru_maxrss, the largest over the rounds). With -callgrind the row gives instructions (callgrind's "Collected",
-// which counts the same whatever else the machine runs) per unit of work on each side and their ratio. A command
+// everyone else's work) and each side's peak resident memory (the largest over the rounds; see below). With
+// -callgrind the row gives instructions (callgrind's "Collected", which counts the same whatever else the machine
+// runs) per unit of work on each side and their ratio. A command
 // may hold {x} (in its arguments and its work): pairs then runs it with x = 1 (the CPU-time rows) and, under
 // callgrind, with x = 1 and x = 2 (two sizes of run, e.g. spec files NAME-1 and NAME-2 of two horizons) and reports
 // the marginal instructions, the extra instructions over the extra work, and each side's fixed cost besides (start-
@@ -265,8 +266,11 @@ func measureAt(c config, side int, grind bool, x string) (sample, error) {
 		// Go's asynchronous preemption signals (SIGURG) trip callgrind's signal bookkeeping (valgrind 3.19:
 		// "Assertion 'sigNum == vgCallgrind_current_state.sig' failed"); without them Go preempts at calls only.
 		// One P: valgrind runs one thread at a time, and idle Ps spinning for work in the scheduler counted from
-		// 0.14 to 6.7·10^9 instructions on the same run; with GOMAXPROCS=1 three runs agree within 2%.
-		cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=1")
+		// 0.14 to 6.7·10^9 instructions on the same run; with GOMAXPROCS=1 three runs agree within 2%. No garbage
+		// collector: its cycles moved by a few allocations make most of those 2% (of a 10^8-instruction run: 20
+		// instructions an event in a marginal count over 1.8·10^5 events); with GOGC=off three runs agree within
+		// 0.2%. The counts therefore leave out Go's collector, a few percent of a run.
+		cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=1", "GOGC=off")
 	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
