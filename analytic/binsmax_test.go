@@ -200,3 +200,27 @@ func BenchmarkMultinomialMaxMedian(b *testing.B) {
 		})
 	}
 }
+
+// TestPowCoefAllowance: the trimming allowance drops mass (its bound is above the floor-only one) and the bound holds
+// against the floor-only coefficient, for m at the mean of S as MultinomialMaxCDF puts it; an allowance too large for
+// the bound to meet 1e-9 falls back to the floor alone.
+func TestPowCoefAllowance(t *testing.T) {
+	for _, c := range [][3]int{{1000, 100, 19}, {100000, 100000, 8}, {1000000, 1000000, 9}, {300000, 1000, 360}, {54321, 777, 90}} {
+		m, n, k := c[0], c[1], c[2]
+		q, _ := truncPoisson(truncPoissonTilt(float64(m)/float64(n), k), k)
+		floor, eFloor := powCoefWithin(q, n, m, 0)
+		got, e := powCoef(q, n, m)
+		if !(e > eFloor) {
+			t.Errorf("m = %d, n = %d, k = %d: bound %g with the allowance, not above the floor's %g: nothing trimmed", m, n, k, e, eFloor)
+		}
+		if e > multiMaxRelErr*got {
+			t.Errorf("m = %d, n = %d, k = %d: bound %g above 1e-9 of %g", m, n, k, e, got)
+		}
+		// Rounding (not in the bounds) differs between the two: allow a relative 1e-12 for it.
+		within(t, "powCoef against the floor alone", got, floor, e+eFloor+1e-12*floor)
+		wide, eWide := powCoefWithin(q, n, m, 1)
+		if wide != floor || eWide != eFloor {
+			t.Errorf("m = %d, n = %d, k = %d: allowance 1 gave %g ± %g, want the floor's %g ± %g", m, n, k, wide, eWide, floor, eFloor)
+		}
+	}
+}
