@@ -80,6 +80,9 @@ func (l *Levels) Count(L int) int {
 	return int(l.n - l.start[L])
 }
 
+// NumBusy is the number of busy servers, Count(1).
+func (l *Levels) NumBusy() int { return int(l.n - l.start[1]) }
+
 // Busy returns the i-th busy server, 0 ≤ i < Count(1), in an order that is arbitrary but deterministic.
 func (l *Levels) Busy(i int) int { return int(l.perm[int(l.start[1])+i]) }
 

@@ -177,6 +177,9 @@ func checkState(t *testing.T, l *Levels, m *naiveLevels, step int) {
 			wantBusy = append(wantBusy, k)
 		}
 	}
+	if l.NumBusy() != len(wantBusy) {
+		fail("NumBusy() = %d, want %d", l.NumBusy(), len(wantBusy))
+	}
 	gotBusy := make([]int, l.Count(1))
 	for i := range gotBusy {
 		gotBusy[i] = l.Busy(i)

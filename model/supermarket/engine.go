@@ -118,7 +118,6 @@ func simulate[D dispatcher](ctx context.Context, c config, s sim.Streams, dispat
 	// uniformly among the busy ones completes with probability μ_k/μmax, and otherwise nothing happens and the clock is
 	// redrawn. Each busy server k then completes at rate exactly μ_k. With equal rates nothing is thinned and no
 	// uniform is drawn, so unit-rate runs use the streams exactly as before.
-	departed := -1
 	// The departure clock td is Exp(busy·μ) from the moment it was drawn. By memorylessness an unfired clock's residual
 	// td − t is, at any time t, still Exp(busy·μ) and independent of everything else, so it is kept while busy is
 	// unchanged, and when an arrival changes busy from b ≥ 1 to b' it is rescaled by b/b' (an Exp(bμ) variable times
@@ -127,8 +126,25 @@ func simulate[D dispatcher](ctx context.Context, c config, s sim.Streams, dispat
 	busy, td := 0, math.Inf(1)
 	thin := c.rate != nil
 	tx := min(d.next(), ts) // the next board event or sample (+Inf for the supermarket without a series)
+	// gate is the earliest time at which the loop has more to do than an event: a board event or sample before the
+	// horizon (tx), the horizon while arrivals run, the warm-up's end before it is marked. An event before it takes
+	// one comparison; at or after it, the checks below run in their order, and gate is recomputed.
+	gate := func() float64 {
+		g := math.Inf(1)
+		if tx < c.horizon {
+			g = tx
+		}
+		if !ended {
+			g = min(g, c.horizon)
+		}
+		if !marked {
+			g = min(g, c.warmup)
+		}
+		return g
+	}
+	g := gate()
 	for {
-		if b := lv.Count(1); b != busy {
+		if b := lv.NumBusy(); b != busy {
 			switch {
 			case b == 0:
 				td = math.Inf(1)
@@ -139,49 +155,50 @@ func simulate[D dispatcher](ctx context.Context, c config, s sim.Streams, dispat
 			}
 			busy = b
 		}
-		next := min(ta, td)
-		// Board refreshes and samples happen before the horizon, in time order with the other events (ties: first).
-		if tx <= next && tx < c.horizon {
-			if tx == ts {
-				out.series = append(out.series, snap(lv, ts, c.track))
-				ts = float64(len(out.series)) * c.sample // multiples of sample, no drift from repeated addition
-			} else {
-				d.fire(tx, lv)
-			}
-			tx = min(d.next(), ts)
-			continue
+		next := ta // min(ta, td): the times are never NaN or −0
+		if td < ta {
+			next = td
 		}
-		if !ended && next >= c.horizon {
-			// The measurement window closes before this event; arrivals stop at the horizon.
-			if !marked {
+		if next >= g {
+			// Board refreshes and samples happen before the horizon, in time order with the other events (ties:
+			// first).
+			if tx <= next && tx < c.horizon {
+				if tx == ts {
+					out.series = append(out.series, snap(lv, ts, c.track))
+					ts = float64(len(out.series)) * c.sample // multiples of sample, no drift from repeated addition
+				} else {
+					d.fire(tx, lv)
+				}
+				tx = min(d.next(), ts)
+				g = gate()
+				continue
+			}
+			if !ended && next >= c.horizon {
+				// The measurement window closes before this event; arrivals stop at the horizon.
+				if !marked {
+					lv.Mark(c.warmup)
+					marked = true
+				}
+				out.tail, out.meanMax, out.peak = lv.Window(c.horizon)
+				ended = true
+				ta = math.Inf(1)
+				if busy == 0 {
+					break
+				}
+				next = td
+			}
+			if next == math.Inf(1) {
+				break
+			}
+			if !marked && next >= c.warmup {
 				lv.Mark(c.warmup)
 				marked = true
 			}
-			out.tail, out.meanMax, out.peak = lv.Window(c.horizon)
-			ended = true
-			ta = math.Inf(1)
-			if busy == 0 {
-				break
-			}
-			next = td
-		}
-		if next == math.Inf(1) {
-			break
-		}
-		if !marked && next >= c.warmup {
-			lv.Mark(c.warmup)
-			marked = true
+			g = gate()
 		}
 		t = next
-		if thin && ta > td {
-			departed = lv.Busy(s.Service.IntN(busy))
-			if s.Service.Float64()*c.mu >= c.rate[departed] {
-				td = t + s.Service.Exp()*mean(busy) // thinned: no departure
-				continue
-			}
-		}
-		out.events++
 		if ta <= td {
+			out.events++
 			var k int
 			switch inline {
 			case policy.InlineTwoChoices: // PickTwoChoices, its draw made here for the profile to inline
@@ -199,10 +216,12 @@ func simulate[D dispatcher](ctx context.Context, c config, s sim.Streams, dispat
 			ta = t + s.Arrivals.Exp()*perArrival
 			continue
 		}
-		k := departed
-		if !thin {
-			k = lv.Busy(s.Service.IntN(busy))
+		k := lv.Busy(s.Service.IntN(busy))
+		if thin && s.Service.Float64()*c.mu >= c.rate[k] {
+			td = t + s.Service.Exp()*mean(busy) // thinned: no departure
+			continue
 		}
+		out.events++
 		arrived := fifo[k].Pop()
 		lv.Down(k, t)
 		busy = -1 // the clock fired: draw the next one
