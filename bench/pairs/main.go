@@ -19,7 +19,9 @@
 //	-                 none: the ratio is of CPU times alone
 //
 // and the table prints both amounts, so that matched work is visible (a ratio is only fair when they agree). target
-// is the least median ratio the configuration must reach ("0.9"), or "-" for none; a line reports "met" or "NOT met".
+// is the least median ratio the configuration must reach ("0.9"), "<SECONDS" for an upper bound on the median over
+// the pairs of B's CPU seconds minus A's (a start-up cost over a trivial process's, "<0.010", where the wrapper's
+// own cost cancels), or "-" for none; a line reports "met" or "NOT met".
 // Commands are split on spaces (no shell, so the CPU time measured is the command's own). Each row gives the
 // median CPU seconds of each side and their range over the rounds, the median of the N pair ratios and their range,
 // the median ratio of wall-clock times per unit of work (what two workers buy; on a shared machine it stretches with
@@ -64,6 +66,9 @@ import (
 type config struct {
 	name   string
 	target float64 // NaN: none
+	// below: target is an upper bound on the median of B's CPU seconds minus A's in each pair (a "<S" target), not
+	// a least ratio
+	below  bool
 	work   [2]string
 	argv   [2][]string
 	scaled bool // a command holds {x}
@@ -125,11 +130,12 @@ func readPlan(path string) ([]config, error) {
 		}
 		c := config{name: fs[0], target: math.NaN(), work: [2]string{fs[2], fs[3]}, line: ln}
 		if fs[1] != "-" {
-			t, err := strconv.ParseFloat(fs[1], 64)
+			num, below := strings.CutPrefix(fs[1], "<")
+			t, err := strconv.ParseFloat(num, 64)
 			if err != nil || !(t > 0) || math.IsInf(t, 1) {
-				return nil, fmt.Errorf("%s:%d: target %q: want a positive number or -", path, ln, fs[1])
+				return nil, fmt.Errorf("%s:%d: target %q: want a positive number, <SECONDS or -", path, ln, fs[1])
 			}
-			c.target = t
+			c.target, c.below = t, below
 		}
 		if (c.work[0] == "-") != (c.work[1] == "-") {
 			return nil, fmt.Errorf("%s:%d: work on one side only (%q, %q): give both or neither", path, ln, c.work[0], c.work[1])
@@ -201,20 +207,29 @@ func run(w io.Writer, cfgs []config, rounds int, grind bool) (missed int, err er
 				amount(twice[0].work-a.work), amount(twice[1].work-b.work), ma, mb, ma/mb, fa, fb)
 			continue
 		}
-		ratios, walls := make([]float64, n), make([]float64, n)
+		ratios, walls, extra := make([]float64, n), make([]float64, n), make([]float64, n)
 		var cpu [2][]float64
 		rss := [2]int64{-1, -1}
 		for i := range n {
 			a, b := s[0][i], s[1][i]
 			ratios[i] = perWork(a.cpu, a.work) / perWork(b.cpu, b.work)
 			walls[i] = perWork(a.wall, a.work) / perWork(b.wall, b.work)
+			extra[i] = b.cpu - a.cpu
 			cpu[0] = append(cpu[0], a.cpu)
 			cpu[1] = append(cpu[1], b.cpu)
 			rss[0], rss[1] = max(rss[0], a.rssKB), max(rss[1], b.rssKB)
 		}
 		med := median(ratios)
 		verdict := "-"
-		if !math.IsNaN(c.target) {
+		switch {
+		case c.below:
+			over := median(extra)
+			verdict = fmt.Sprintf("B − A %.3g s < %g met", over, c.target)
+			if !(over < c.target) {
+				verdict = fmt.Sprintf("B − A %.3g s < %g NOT met", over, c.target)
+				missed++
+			}
+		case !math.IsNaN(c.target):
 			verdict = fmt.Sprintf("≥ %g met", c.target)
 			if !(med >= c.target) {
 				verdict = fmt.Sprintf("≥ %g NOT met", c.target)
