@@ -204,8 +204,8 @@ func simulate[D dispatcher](ctx context.Context, c config, s sim.Streams, dispat
 			case policy.InlineTwoChoices: // PickTwoChoices, its draw made here for the profile to inline
 				a, b := s.Dispatch.IntN2(c.n, c.n-1)
 				k = policy.TwoChoices(lv, a, b)
-			case policy.InlineRandom:
-				k = policy.PickRandom(lv, s.Dispatch)
+			case policy.InlineRandom: // PickRandom, its draw made here for the profile to inline
+				k = s.Dispatch.IntN(c.n)
 			case policy.InlineShortest:
 				k = policy.PickShortest(lv, s.Dispatch)
 			default:
