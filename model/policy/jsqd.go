@@ -69,6 +69,9 @@ func (p *jsqd) Pick(v View, _ Request, r *sim.Rand) int { return p.pick(v.Loads,
 func (p *jsqd) pick(l *sim.Levels, r *sim.Rand) int {
 	n := l.N()
 	if p.replace {
+		if p.d == 2 {
+			return PickTwoSampled(l, r)
+		}
 		best := r.IntN(n)
 		bq := l.Len(best)
 		for range p.d - 1 {

@@ -88,6 +88,7 @@ func simulate[D dispatcher](ctx context.Context, c config, s sim.Streams, dispat
 	fifo := make([]sim.FIFO, c.n)
 	soj := sim.NewSojourns()
 	inline, observes := d.inline(), d.observes()
+	cursor := 0 // round robin's, when inline
 	// Times are Exp(1) draws times tabulated reciprocals of the rates (a multiplication, not a division, per event):
 	// the arrival rate λn, and busy·μ for busy = 1..min(n, 2^16), the rest computed when needed.
 	perArrival := 1 / (c.lambda * float64(c.n))
@@ -208,6 +209,14 @@ func simulate[D dispatcher](ctx context.Context, c config, s sim.Streams, dispat
 				k = s.Dispatch.IntN(c.n)
 			case policy.InlineShortest:
 				k = policy.PickShortest(lv, s.Dispatch)
+			case policy.InlineTwoSampled: // PickTwoSampled, its draws made here for the profile to inline
+				a := s.Dispatch.IntN(c.n)
+				k = policy.Shorter(lv, a, s.Dispatch.IntN(c.n))
+			case policy.InlineRoundRobin:
+				k = cursor
+				if cursor++; cursor == c.n {
+					cursor = 0
+				}
 			default:
 				k = d.pick(lv, t)
 			}
