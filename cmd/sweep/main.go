@@ -186,9 +186,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(log, "sweep: %s is up to date (written from this spec; -force reruns it)\n", sum.Path)
 		return 0
 	}
-	fmt.Fprintf(log, "sweep: wrote %s: %d runs, %.4g events in %s (%.3g events/s)\n",
+	verb := "wrote"
+	if sum.Kept {
+		verb = "checked (kept as it was)"
+	}
+	fmt.Fprintf(log, "sweep: %s %s: %d runs, %.4g events in %s (%.3g events/s)\n", verb,
 		sum.Path, sum.Runs, float64(sum.Events), sum.Elapsed.Round(time.Millisecond), float64(sum.Events)/sum.Elapsed.Seconds())
-	if sum.SeriesPath != "" {
+	if sum.SeriesPath != "" && !sum.Kept {
 		fmt.Fprintf(log, "sweep: wrote %s: the runs' time series\n", sum.SeriesPath)
 	}
 	return 0

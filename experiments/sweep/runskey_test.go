@@ -171,8 +171,8 @@ func TestRerunOfTheSameRowsKeepsTheFile(t *testing.T) {
 	stamped(t)
 	dir := t.TempDir()
 	s := seriesParse(t, seriesSpec)
-	if _, err := Run(context.Background(), s, Options{Dir: dir, Workers: 2, Every: -1}); err != nil {
-		t.Fatal(err)
+	if sum, err := Run(context.Background(), s, Options{Dir: dir, Workers: 2, Every: -1}); err != nil || sum.Kept {
+		t.Fatalf("first sweep: kept %v, %v: want a written file", sum.Kept, err)
 	}
 	files := []string{filepath.Join(dir, "ser", FileName), filepath.Join(dir, "ser", results.SeriesDir, FileName)}
 	var before [][]byte
@@ -189,8 +189,8 @@ func TestRerunOfTheSameRowsKeepsTheFile(t *testing.T) {
 	}
 	var log strings.Builder
 	sum, err := Run(context.Background(), s, Options{Dir: dir, Workers: 2, Every: -1, Log: &log})
-	if err != nil || sum.UpToDate || sum.Events == 0 {
-		t.Fatalf("another build: up to date %v, %d events, %v: want a rerun", sum.UpToDate, sum.Events, err)
+	if err != nil || sum.UpToDate || sum.Events == 0 || !sum.Kept {
+		t.Fatalf("another build: up to date %v, kept %v, %d events, %v: want a rerun that keeps the file", sum.UpToDate, sum.Kept, sum.Events, err)
 	}
 	for k, f := range files {
 		if b, _ := os.ReadFile(f); !bytes.Equal(b, before[k]) {

@@ -62,6 +62,7 @@ type Summary struct {
 	Resumed    int    // runs found finished from an earlier, interrupted sweep
 	Reused     int    // runs taken from the dataset this sweep replaced (same runs, same build), not simulated
 	UpToDate   bool   // the dataset existed, from this spec and this clean build: nothing was run
+	Kept       bool   // the runs gave the rows the dataset already held (another revision built it): the file is unchanged
 	Events     int64  // simulated events (or the model's cost estimate) of the runs done now
 	Elapsed    time.Duration
 }
@@ -231,6 +232,7 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 		return sum, err
 	}
 	if keepSame(path, sp) {
+		sum.Kept = true
 		fmt.Fprintf(o.Log, "sweep: %s: the runs gave the rows %s already holds (it differs only in the revision that built it): the file is kept as it was\n", s.Name, path)
 	} else {
 		if sp != "" {
