@@ -149,6 +149,9 @@ func TestMultinomialMaxCDFLaw(t *testing.T) {
 	for _, c := range [][4]int{{6, 3, 1, 0}, {0, 5, 0, 1}, {5, 1, 4, 0}, {5, 1, 5, 1}, {5, 2, -1, 0}} {
 		within(t, "MultinomialMaxCDF edge", MultinomialMaxCDF(c[0], c[1], c[2]), float64(c[3]), 0)
 	}
+	// k·n wraps around to m in 64 bits (3·6148914691236517207 = 5 mod 2^64): not an even allocation; 5 balls in so
+	// many bins all but surely land apart.
+	within(t, "MultinomialMaxCDF(5, 6148914691236517207, 3)", MultinomialMaxCDF(5, 6148914691236517207, 3), 1, 1e-12)
 	for _, c := range [][2]int{{-1, 3}, {3, 0}} {
 		if p := MultinomialMaxCDF(c[0], c[1], 2); !math.IsNaN(p) {
 			t.Errorf("MultinomialMaxCDF(%d, %d, 2) = %g, want NaN", c[0], c[1], p)
