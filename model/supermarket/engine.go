@@ -122,8 +122,8 @@ func simulate[D dispatcher](ctx context.Context, c config, s sim.Streams, dispat
 	// The departure clock td is Exp(busy·μ) from the moment it was drawn. By memorylessness an unfired clock's residual
 	// td − t is, at any time t, still Exp(busy·μ) and independent of everything else, so it is kept while busy is
 	// unchanged, and when an arrival changes busy from b ≥ 1 to b' it is rescaled by b/b' (an Exp(bμ) variable times
-	// b/b' is Exp(b'μ)) rather than redrawn. A fresh Exp(1) is drawn only when the clock fires (busy = −1 marks it) or
-	// starts from no busy server.
+	// b/b' is Exp(b'μ)) rather than redrawn. A fresh Exp(1) is drawn only when the clock fires or starts from no busy
+	// server; busy is kept current by the event that changes it (an arrival at an idle server, a departure).
 	busy, td := 0, math.Inf(1)
 	thin := c.rate != nil
 	tx := min(d.next(), ts) // the next board event or sample (+Inf for the supermarket without a series)
@@ -145,17 +145,6 @@ func simulate[D dispatcher](ctx context.Context, c config, s sim.Streams, dispat
 	}
 	g := gate()
 	for {
-		if b := lv.NumBusy(); b != busy {
-			switch {
-			case b == 0:
-				td = math.Inf(1)
-			case busy > 0:
-				td = t + (td-t)*(float64(busy)*c.mu)*mean(b)
-			default:
-				td = t + s.Service.Exp()*mean(b)
-			}
-			busy = b
-		}
 		next := ta // min(ta, td): the times are never NaN or −0
 		if td < ta {
 			next = td
@@ -220,9 +209,18 @@ func simulate[D dispatcher](ctx context.Context, c config, s sim.Streams, dispat
 			default:
 				k = d.pick(lv, t)
 			}
+			idle := lv.Len(k) == 0
 			fifo[k].Push(t)
 			lv.Up(k, t)
 			ta = t + s.Arrivals.Exp()*perArrival
+			if idle { // one more busy server: the clock's residual rescaled, or a first draw
+				if busy > 0 {
+					td = t + (td-t)*(float64(busy)*c.mu)*mean(busy+1)
+				} else {
+					td = t + s.Service.Exp()*mean(1)
+				}
+				busy++
+			}
 			continue
 		}
 		k := lv.Busy(s.Service.IntN(busy))
@@ -233,7 +231,12 @@ func simulate[D dispatcher](ctx context.Context, c config, s sim.Streams, dispat
 		out.events++
 		arrived := fifo[k].Pop()
 		lv.Down(k, t)
-		busy = -1 // the clock fired: draw the next one
+		// The clock fired: the next one is drawn afresh.
+		if busy = lv.NumBusy(); busy > 0 {
+			td = t + s.Service.Exp()*mean(busy)
+		} else {
+			td = math.Inf(1)
+		}
 		if observes {
 			d.done(k, t-arrived, t)
 		}
