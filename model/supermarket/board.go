@@ -43,6 +43,9 @@ type board struct {
 	phase     int        // periodic: refreshes done
 	refreshes int64
 	last      int // individual: the entry refreshed last
+	// pick1 is how every dispatcher picks (its policies are instances of one configuration): a stateless policy's
+	// inline pick on its view (policy.InlineOf; the same draws and server as its Pick), or InlineNone for Pick.
+	pick1 policy.Inline
 }
 
 // newBoard returns the board of k dispatchers, each with a policy from newPolicy, which observe completions when
@@ -77,6 +80,10 @@ func newBoard(rule update, period float64, k int, newPolicy func() policy.Policy
 	if k > 1 && b.anyObs {
 		b.from = make([]sim.FIFO, b.n)
 	}
+	switch in := policy.InlineOf(b.policies[0]); in {
+	case policy.InlineTwoChoices, policy.InlineRandom, policy.InlineShortest, policy.InlineTwoSampled:
+		b.pick1 = in // stateless: one kind for every dispatcher's instance
+	}
 	return b
 }
 
@@ -109,7 +116,19 @@ func (b *board) pick(_ *sim.Levels, t float64) int {
 	if len(b.views) > 1 {
 		v = b.views[j]
 	}
-	k := b.policies[j].Pick(policy.View{Loads: v}, policy.Request{Now: t}, b.r)
+	var k int
+	switch b.pick1 {
+	case policy.InlineTwoChoices:
+		k = policy.PickTwoChoices(v, b.r)
+	case policy.InlineRandom:
+		k = policy.PickRandom(v, b.r)
+	case policy.InlineShortest:
+		k = policy.PickShortest(v, b.r)
+	case policy.InlineTwoSampled:
+		k = policy.PickTwoSampled(v, b.r)
+	default:
+		k = b.policies[j].Pick(policy.View{Loads: v}, policy.Request{Now: t}, b.r)
+	}
 	if b.rule == dispatchCounts && b.period > 0 {
 		v.Up(k, t)
 	}
