@@ -28,6 +28,11 @@ const (
 	InlineRoundRobin
 )
 
+// Stateless reports whether k is an inline pick that keeps no state of its own: every kind but InlineNone and
+// InlineRoundRobin (whose cursor the engine keeps). Such a pick is a function of the view and the stream alone, so an
+// engine may run it for any number of dispatchers, each with its own view.
+func (k Inline) Stateless() bool { return k != InlineNone && k != InlineRoundRobin }
+
 // InlineOf says how an engine may run p's pick: InlineNone unless p is one of the stateless policies with an inline
 // pick, or a round_robin that has not picked yet.
 func InlineOf(p Policy) Inline {

@@ -55,6 +55,9 @@ func TestInlinePicksArePicks(t *testing.T) {
 			if k != c.want {
 				t.Fatalf("n=%d %s: InlineOf = %d, want %d", n, c.name, k, c.want)
 			}
+			if want := k != InlineNone && c.name != "round_robin"; k.Stateless() != want {
+				t.Errorf("n=%d %s: Stateless() = %v, want %v", n, c.name, k.Stateless(), want)
+			}
 			if k == InlineNone {
 				continue
 			}

@@ -80,9 +80,8 @@ func newBoard(rule update, period float64, k int, newPolicy func() policy.Policy
 	if k > 1 && b.anyObs {
 		b.from = make([]sim.FIFO, b.n)
 	}
-	switch in := policy.InlineOf(b.policies[0]); in {
-	case policy.InlineTwoChoices, policy.InlineRandom, policy.InlineShortest, policy.InlineTwoSampled:
-		b.pick1 = in // stateless: one kind for every dispatcher's instance
+	if in := policy.InlineOf(b.policies[0]); in.Stateless() {
+		b.pick1 = in // one kind for every dispatcher's instance
 	}
 	return b
 }
