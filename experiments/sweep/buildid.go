@@ -89,10 +89,12 @@ func fileSHA256(path string) string {
 
 // builtMark is the file that records which executable last wrote or checked the dataset file path: in the user's
 // cache directory (os.UserCacheDir()/lbsweep/built/, named by the SHA-256 of path's absolute name), holding the
-// executable's build ID (buildID) and the size and modification time of the dataset file and of its time-series
-// file. It is not part of the dataset, whose bytes must not depend on the machine, nor beside it: it only lets the
-// very same executable take a dataset as its own when its VCS revision cannot (a build from a modified tree,
-// "+dirty": a researcher editing a spec in a checkout). "" when there is no cache directory.
+// executable's build ID (buildID) and the size, modification time and SHA-256 of the dataset file and of its
+// time-series file. It is not part of the dataset, whose bytes must not depend on the machine, nor beside it. It
+// lets the very same executable take a dataset as its own when its VCS revision cannot (a build from a modified
+// tree, "+dirty": a researcher editing a spec in a checkout), and spares any build decoding every page of an
+// up-to-date dataset it wrote or checked itself, byte for byte as it is now (the decoding was 1.4 ms of the 11 ms
+// a sweep with nothing to run cost). "" when there is no cache directory.
 func builtMark(path string) string {
 	cache, err := os.UserCacheDir()
 	abs, err2 := filepath.Abs(path)
@@ -115,7 +117,11 @@ func markText(path, spath string) string {
 		if err != nil {
 			return ""
 		}
-		fmt.Fprintf(&b, "\n%s %d %d", filepath.Base(p), fi.Size(), fi.ModTime().UnixNano())
+		sum := fileSHA256(p)
+		if sum == "unknown" {
+			return ""
+		}
+		fmt.Fprintf(&b, "\n%s %d %d %s", filepath.Base(p), fi.Size(), fi.ModTime().UnixNano(), sum)
 	}
 	return b.String() + "\n"
 }
