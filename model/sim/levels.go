@@ -149,7 +149,7 @@ func (l *Levels) Down(k int, t float64) {
 	if q == l.min {
 		l.min = q - 1
 	}
-	if q == l.max && l.start[q] == l.n {
+	if q == l.max && j+1 == l.n { // l.start[q] == l.n: no server is left at the longest length
 		l.areaMax += float64(l.max) * (t - l.lastMax)
 		l.lastMax = t
 		l.max = q - 1

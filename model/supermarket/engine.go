@@ -196,8 +196,12 @@ func simulate[D dispatcher](ctx context.Context, c config, s sim.Streams, dispat
 				k = policy.TwoChoices(lv, a, b)
 			case policy.InlineRandom: // PickRandom, its draw made here for the profile to inline
 				k = s.Dispatch.IntN(c.n)
-			case policy.InlineShortest:
-				k = policy.PickShortest(lv, s.Dispatch)
+			case policy.InlineShortest: // PickShortest, its draw made here for the profile to inline
+				if _, ties := lv.Shortest(); ties > 1 {
+					k = lv.Sorted(s.Dispatch.IntN(ties))
+				} else {
+					k = lv.Sorted(0)
+				}
 			case policy.InlineTwoSampled: // PickTwoSampled, its draws made here for the profile to inline
 				a := s.Dispatch.IntN(c.n)
 				k = policy.Shorter(lv, a, s.Dispatch.IntN(c.n))
