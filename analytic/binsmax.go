@@ -8,16 +8,16 @@ import (
 	"math"
 	"math/bits"
 
+	"gonum.org/v1/gonum/dsp/fourier"
 	"gonum.org/v1/gonum/floats"
 )
 
 // MultinomialMaxExactBalls is the largest m for which the model's
 // theory_max_load uses MultinomialMaxMedian rather than BinomialMaxLoad's
-// independent-bins approximation. MultinomialMaxCDF costs about 150 m
-// multiply-adds for each k asked (see its doc), nearly independent of n; on
-// the project's machine MultinomialMaxMedian takes 15 ms at m = n = 10^6,
-// the bound, and 0.29 ms at m = n = 10^4 (BenchmarkMultinomialMaxMedian,
-// 2026-12-03, one evaluation each), once per grid point.
+// independent-bins approximation. On the project's machine
+// MultinomialMaxMedian takes 3.3–4.6 ms at m = n = 10^6, the bound, and
+// 0.26–0.40 ms at m = n = 10^4 (BenchmarkMultinomialMaxMedian, 2026-12-03,
+// five runs, one evaluation of MultinomialMaxCDF each), once per grid point.
 const MultinomialMaxExactBalls = 1_000_000
 
 // multiTrim: a coefficient below multiTrim times the largest one of its
@@ -59,10 +59,15 @@ const multiMaxRelErr = 1e-9
 // n = 10^8, k = 4). Poisson probabilities are Loader's (2000).
 //
 // Cost: the largest product is the square of q^(n/4), whose polynomial spans
-// about 15 standard deviations of its sum, so the squarings cost about 150 m
-// multiply-adds (independent of n but for log2 n), in gonum's vectorised
-// axpy, plus O(k) for the law of Y: 15 ms at m = n = 10^6 on the project's
-// machine (137 ms by binary powering with a fixed trim, in scalar loops).
+// about 15 standard deviations of its sum (about 10^4 coefficients at
+// m = n = 10^6); squares of fftMin coefficients or more are made by FFT
+// (squareFFT), O(L log L) for L coefficients, the smaller ones directly in
+// gonum's vectorised axpy, plus O(k) for the law of Y: 3.3–4.6 ms at
+// m = n = 10^6 on the project's machine (12–14 ms with every square direct,
+// 137 ms by binary powering with a fixed trim in scalar loops). The FFT's
+// rounding (squareFFT) changes [x^m] by at most 9.4·10^-14 of itself against
+// direct squares at the m, n, k tested (TestPowCoefFFT), far inside the
+// trimming bound.
 //
 // Valid for m >= 0 and n >= 1 (k any int; k < 0 gives 0 and k >= m gives 1,
 // as does m = 0 for k >= 0); otherwise NaN. n·k < m gives 0 and n·k = m the
@@ -113,8 +118,8 @@ func evenSplit(m, n, k int) bool {
 //
 // Valid for 0 <= m <= 2^53 and n >= 1; otherwise, or if MultinomialMaxCDF
 // returns NaN, it returns -1 (an int has no NaN). Its cost is that of
-// MultinomialMaxCDF, about 10^3 m multiply-adds per step; see
-// MultinomialMaxExactBalls for the bound the model applies.
+// MultinomialMaxCDF per step; see MultinomialMaxExactBalls for the times
+// measured and the bound the model applies.
 func MultinomialMaxMedian(m, n int) int {
 	k := BinomialMaxLoad(float64(m), float64(n))
 	if k < 0 {
@@ -247,11 +252,12 @@ func powCoef(q []float64, n, m int) (float64, float64) {
 // drop: if the bound then misses multiMaxRelErr·[x^m], it recomputes with the
 // floor multiTrim alone (budget 0).
 func powCoefWithin(q []float64, n, m int, budget float64) (float64, float64) {
-	c, err := powers{q: q, m: m, budget: budget}.coef(n)
+	plans := fftPlans{}
+	c, err := powers{q: q, m: m, budget: budget, plans: plans}.coef(n)
 	if budget == 0 || err <= multiMaxRelErr*c {
 		return c, err
 	}
-	return powers{q: q, m: m}.coef(n)
+	return powers{q: q, m: m, plans: plans}.coef(n)
 }
 
 // powers computes trimmed powers of the law q, truncated above degree m, with
@@ -260,6 +266,22 @@ type powers struct {
 	q      []float64
 	m      int
 	budget float64
+	plans  fftPlans
+}
+
+// fftPlans holds one FFT plan per transform length (its twiddle factors cost
+// a sine and a cosine per point), for the squarings of one powers; nil plans
+// square every polynomial directly.
+type fftPlans map[int]*fourier.FFT
+
+// plan returns the FFT of length n, made on first use.
+func (p fftPlans) plan(n int) *fourier.FFT {
+	ft := p[n]
+	if ft == nil {
+		ft = fourier.NewFFT(n)
+		p[n] = ft
+	}
+	return ft
 }
 
 // coef returns [x^m] q^n and its error bound (powCoef).
@@ -285,7 +307,7 @@ func (pw powers) full(n int, amp float64) (wpoly, float64) {
 		return p.wpoly, p.err
 	}
 	h, eh := pw.full(n/2, 2*amp)
-	r := trimPoly(squarePoly(h, pw.m), pw.m, allow)
+	r := trimPoly(squarePoly(h, pw.m, pw.plans), pw.m, allow)
 	p, e := r.wpoly, 2*eh+r.err
 	if n%2 == 1 {
 		r = trimPoly(mulPoly(wpoly{0, pw.q}, p, pw.m), pw.m, allow)
@@ -360,13 +382,17 @@ func mulPoly(a, b wpoly, m int) wpoly {
 	return wpoly{lo, out}
 }
 
-// squarePoly returns a·a without its coefficients of degree above m, using
-// the symmetry of the products (half of mulPoly's work).
-func squarePoly(a wpoly, m int) wpoly {
+// squarePoly returns a·a without its coefficients of degree above m: from
+// fftMin coefficients by FFT (squareFFT, with plans), below that or with nil
+// plans directly, using the symmetry of the products (half of mulPoly's work).
+func squarePoly(a wpoly, m int, plans fftPlans) wpoly {
 	lo := 2 * a.lo
 	size := min(2*len(a.c)-1, m-lo+1)
 	if size <= 0 {
 		return wpoly{lo, nil}
+	}
+	if plans != nil && len(a.c) >= fftMin {
+		return wpoly{lo, squareFFT(a.c, size, plans)}
 	}
 	out := make([]float64, size)
 	for i, ai := range a.c {
@@ -379,6 +405,44 @@ func squarePoly(a wpoly, m int) wpoly {
 		floats.AddScaled(row[:len(bc)], 2*ai, bc)
 	}
 	return wpoly{lo, out}
+}
+
+// fftMin is the length of polynomial from which squarePoly squares it by FFT.
+// The direct square costs L²/2 multiply-adds in gonum's vectorised axpy, the
+// FFT three transforms of the power of two N ≥ 2L − 1 and their plan; measured
+// (BenchmarkMultinomialMaxMedian, 2026-12-03), the FFT loses below about 800
+// coefficients (m = n = 10^4, whose largest square has 776, took 0.43 ms with
+// FFTs from 512 against 0.32 ms direct) and wins above.
+const fftMin = 1024
+
+// squareFFT returns the first size coefficients of the square of the
+// polynomial with coefficients a (all ≥ 0), by gonum's real FFT (dsp/fourier,
+// a port of FFTPACK) of length N, the power of two ≥ 2·len(a) − 1, so that
+// nothing wraps around; plans keeps each length's twiddle factors. Each
+// coefficient carries an absolute rounding error of at most 3·log2(N)·η·‖a‖₁·‖a‖₂,
+// η ≈ 8·2^-52 (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd
+// ed., Theorem 24.2, for the two transforms and the pointwise square), where
+// the direct square's is about len(a)·2^-52 of the coefficient: a few 10^-16
+// of the central coefficient either way (TestSquareFFT measures 4.5·10^-16 at
+// 9,800 coefficients), but in the far tails, below about 10^-15 of the centre,
+// the FFT's coefficients are rounding noise, which trimPoly drops with the
+// other negligible ones. A coefficient that comes out below 0 is set to 0
+// (every true one is ≥ 0).
+func squareFFT(a []float64, size int, plans fftPlans) []float64 {
+	n := 1 << bits.Len(uint(2*len(a)-2))
+	ft := plans.plan(n)
+	seq := make([]float64, n)
+	copy(seq, a)
+	f := ft.Coefficients(nil, seq)
+	for i, v := range f {
+		f[i] = v * v
+	}
+	out := ft.Sequence(seq, f)[:size]
+	scale := 1 / float64(n) // exact: n is a power of two
+	for i, v := range out {
+		out[i] = max(v*scale, 0)
+	}
+	return out
 }
 
 // coefAt returns the coefficient of x^m in a (0 outside its window).

@@ -2,8 +2,11 @@ package analytic
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // bruteMaxCDF returns P(max load <= k), k = 0..m, by enumerating all n^m
@@ -226,5 +229,66 @@ func TestPowCoefAllowance(t *testing.T) {
 		if wide != floor || eWide != eFloor {
 			t.Errorf("m = %d, n = %d, k = %d: allowance 1 gave %g ± %g, want the floor's %g ± %g", m, n, k, wide, eWide, floor, eFloor)
 		}
+	}
+}
+
+// TestSquareFFT: squaring by FFT against the direct square, coefficient by coefficient, on binomial laws whose
+// lengths straddle fftMin and reach the largest that MultinomialMaxCDF squares at m = n = 10^6 (about 10^4). The
+// bound is the FFT's own (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., 2002, Theorem 24.2: a
+// transform of length N = 2^t carries a relative error in the 2-norm of at most t·η/(1 − t·η), η = μ + γ₄(√2 + μ)
+// ≈ 8·2^-52 with twiddle factors accurate to μ ≈ 2^-52): the forward transform, the pointwise square and the inverse
+// give each coefficient of a·a an absolute error of at most 3·t·η·‖a‖₁·‖a‖₂, plus the direct square's own rounding
+// of (len(a)+1)·2^-52 of ‖a‖₁·max(a).
+func TestSquareFFT(t *testing.T) {
+	plans := fftPlans{}
+	for _, L := range []int{fftMin, 3001, 9800} {
+		a := make([]float64, L)
+		for i := range a {
+			a[i] = distuv.Binomial{N: float64(L - 1), P: 0.4}.Prob(float64(i))
+		}
+		l1, l2, top := 0.0, 0.0, 0.0
+		for _, v := range a {
+			l1, l2, top = l1+v, l2+v*v, math.Max(top, v)
+		}
+		l2 = math.Sqrt(l2)
+		m := 2*L - 2
+		direct := squarePoly(wpoly{0, a}, m, nil)
+		fft := squarePoly(wpoly{0, a}, m, plans)
+		if len(fft.c) != len(direct.c) || fft.lo != direct.lo {
+			t.Fatalf("L = %d: FFT square has %d coefficients from %d, direct %d from %d", L, len(fft.c), fft.lo, len(direct.c), direct.lo)
+		}
+		logN := float64(bits.Len(uint(2*L - 2)))
+		tol := 3*logN*8*0x1p-52*l1*l2 + float64(L+1)*0x1p-52*l1*top
+		worst, centre := 0.0, 0.0
+		for i, d := range direct.c {
+			worst, centre = math.Max(worst, math.Abs(fft.c[i]-d)), math.Max(centre, d)
+		}
+		if worst > tol {
+			t.Errorf("L = %d: FFT square off by %g, above the bound %g", L, worst, tol)
+		}
+		t.Logf("L = %d: largest difference %.3g (bound %.3g), %.3g of the central coefficient", L, worst, tol, worst/centre)
+	}
+}
+
+// TestPowCoefFFT: [x^m] q^n with the large squarings by FFT against the same with every squaring direct, for the
+// (m, n, k) of TestPowCoefAllowance and the m = n cases of the model's grid. Each side's trimming carries its own
+// certified bound and its rounding the n·2^-52 that MultinomialMaxCDF's doc states; the FFT's rounding
+// (TestSquareFFT) must fit within them, and the medians must agree.
+func TestPowCoefFFT(t *testing.T) {
+	for _, c := range [][3]int{{1000, 100, 19}, {100000, 100000, 8}, {1000000, 1000000, 9}, {300000, 1000, 360}, {54321, 777, 90}, {1000000, 1000000, 8}, {10000, 10000, 7}} {
+		m, n, k := c[0], c[1], c[2]
+		q, _ := truncPoisson(truncPoissonTilt(float64(m)/float64(n), k), k)
+		est := 0.0 // powCoef's allowance, as it sets it
+		{
+			mean, sq := 0.0, 0.0
+			for j, v := range q {
+				mean, sq = mean+float64(j)*v, sq+float64(j)*float64(j)*v
+			}
+			est = multiMaxRelErr / 4 / math.Sqrt(2*math.Pi*(float64(n)*math.Max(sq-mean*mean, 0)+1)) / float64(2*(bits.Len(uint(n))+1))
+		}
+		direct, eD := powers{q: q, m: m, budget: est}.coef(n)
+		fft, eF := powers{q: q, m: m, budget: est, plans: fftPlans{}}.coef(n)
+		within(t, "[x^m] q^n by FFT against direct squares", fft, direct, eD+eF+float64(n)*0x1p-52*direct)
+		t.Logf("m = %d, n = %d, k = %d: relative difference %.3g (bounds %.3g, %.3g)", m, n, k, math.Abs(fft-direct)/direct, eD/direct, eF/direct)
 	}
 }

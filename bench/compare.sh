@@ -95,7 +95,7 @@ row "bulletin board JSQ(2), T = 5, vs the supermarket" 0.9 "$(events sm-jsqd-100
   "$(sweepcmd sm-jsqd-100)" "$(sweepcmd bb-jsqd-5)"
 # Balls into bins: R repetitions of m = n balls in n bins, greedy d (with replacement, the first probe wins ties,
 # as C's dchoice); lbsweep also computes its theory columns once per point, for d = 1 at m ≤ 10^6 the exact
-# multinomial median of the max load (about 15 ms at m = 10^6).
+# multinomial median of the max load (about 4 ms at m = 10^6).
 for n in 1000000 10000000; do
   for d in 1 2; do
     reps=$((n == 1000000 ? 100 : 10))

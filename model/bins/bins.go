@@ -174,13 +174,13 @@ func (Model) Check(p model.Point, _ model.CheckOptions) ([]string, error) {
 // Cost implements model.Model: one event per ball, plus a pass over the bins.
 func (Model) Cost(p model.Point) float64 { return ballsF(p) + float64(p[pN].I) }
 
-// exactMedianSecondsPerBall is the CPU time of analytic.MultinomialMaxMedian per ball at m = n: 0.29 ms at 10^4 and
-// 15 ms at 10^6 (BenchmarkMultinomialMaxMedian, 2026-12-03), about linear in m.
-const exactMedianSecondsPerBall = 1.5e-8
+// exactMedianSecondsPerBall is the CPU time of analytic.MultinomialMaxMedian per ball at m = n: 0.26–0.40 ms at 10^4
+// and 3.3–4.6 ms at 10^6 (BenchmarkMultinomialMaxMedian, 2026-12-03, its large squares by FFT), roughly linear in m.
+const exactMedianSecondsPerBall = 4e-9
 
 // TheoryCost implements model.TheoryCoster: the exact multinomial median of d = 1's max load, computed once per point
-// for m ≤ analytic.MultinomialMaxExactBalls, costs about as much as a few runs there (15 ms at 10^6 balls against a
-// 4 ms run), in Cost units at the point's rate.
+// for m ≤ analytic.MultinomialMaxExactBalls, costs about as much as a run there (4 ms at 10^6 balls against a 4 ms
+// run), in Cost units at the point's rate.
 func (m Model) TheoryCost(p model.Point) float64 {
 	pl := placerOf(p)
 	if pl.d != 1 || pl.noise != 0 || pl.scheme == threshold || balls(p) > analytic.MultinomialMaxExactBalls {
@@ -344,7 +344,7 @@ func (mo Model) bins8(n int) []uint8 {
 }
 
 // Theory implements model.Theorist: the exact Binomial law for d = 1 (and the exact multinomial median of the max
-// load for m ≤ analytic.MultinomialMaxExactBalls, 15 ms at the bound; the independent-bins approximation above), the fluid limits for d ≥ 2; none (nil) with
+// load for m ≤ analytic.MultinomialMaxExactBalls, about 4 ms at the bound; the independent-bins approximation above), the fluid limits for d ≥ 2; none (nil) with
 // noise or the threshold rule. The columns depend on the run's max load k = len(load_tail): the theory's tail has
 // length k, and the fluid max-load rule reads the fluid tail to depth k+8. What depends on the point alone is
 // computed here, once: asymptotic_max_load, the d = 1 max load, and the fluid tail (at depth 64, longer on demand:
