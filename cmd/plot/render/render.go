@@ -418,7 +418,7 @@ func Draw(s *experiments.Spec, f experiments.Figure, t *results.Table, w io.Writ
 					if err != nil {
 						return err
 					}
-					l.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1.5), Dashes: plotutil.Dashes(i)}
+					l.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1.5), Dashes: theoryDashes[i%len(theoryDashes)]}
 					if c > 0 { // further theory columns: dotted
 						l.LineStyle.Width, l.LineStyle.Dashes = vg.Points(1.1), []vg.Length{vg.Points(1), vg.Points(2)}
 					}
@@ -662,6 +662,20 @@ func write(p *plot.Plot, leg *legend, w io.Writer) error {
 	}
 	_, err := w.Write(bytes.ReplaceAll(buf.Bytes(), []byte("font-family:Liberation Serif;"), []byte("font-family:'Liberation Serif','Times New Roman',Times,serif;")))
 	return err
+}
+
+// theoryDashes are the dash patterns of the first theory column's lines, series by series: solid, then patterns of
+// long dashes, none of which reads as the dotted (1, 2) of the further theory columns ("dotted: asymptotic"), as
+// plotutil.DefaultDashes' (1, 1) and (2, 2) did for the fourth and third series (figures/bins-max-load.svg).
+var theoryDashes = [][]vg.Length{
+	{},
+	{vg.Points(6), vg.Points(2)},
+	{vg.Points(10), vg.Points(2), vg.Points(2), vg.Points(2)},
+	{vg.Points(5), vg.Points(2), vg.Points(1), vg.Points(2)},
+	{vg.Points(12), vg.Points(4)},
+	{vg.Points(10), vg.Points(2), vg.Points(2), vg.Points(2), vg.Points(2), vg.Points(2)},
+	{vg.Points(4), vg.Points(3)},
+	{vg.Points(8), vg.Points(2), vg.Points(1), vg.Points(2), vg.Points(1), vg.Points(2)},
 }
 
 // palette is Okabe & Ito's colour-blind-safe set ("Color Universal Design", 2008), yellow last because it is faint on

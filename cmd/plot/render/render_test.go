@@ -277,3 +277,30 @@ func TestUnstableGrey(t *testing.T) {
 		}
 	}
 }
+
+// No first-theory line may look like the further theory columns' dotted (1, 2) ("dotted: asymptotic" in the legend):
+// every pattern but the first (solid) has a dash of at least 4 points, and the patterns differ from each other. A
+// newcomer read go_left d = 2's (1, 1) line in figures/bins-max-load.svg as an asymptotic before.
+func TestTheoryDashesAreNotDotted(t *testing.T) {
+	seen := map[string]bool{}
+	for i, d := range theoryDashes {
+		key := fmt.Sprint(d)
+		if seen[key] {
+			t.Errorf("theoryDashes[%d] = %v repeats an earlier pattern", i, d)
+		}
+		seen[key] = true
+		if i == 0 {
+			if len(d) != 0 {
+				t.Errorf("theoryDashes[0] = %v, want solid", d)
+			}
+			continue
+		}
+		longest := 0.0
+		for j := 0; j < len(d); j += 2 { // on, off, on, off…
+			longest = math.Max(longest, float64(d[j]))
+		}
+		if len(d)%2 != 0 || longest < 4 {
+			t.Errorf("theoryDashes[%d] = %v: its longest dash is %g points, under 4 (it reads as dotted)", i, d, longest)
+		}
+	}
+}
