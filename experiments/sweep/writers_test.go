@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"lbsweep/experiments"
 	"lbsweep/results"
 )
 
@@ -50,9 +51,10 @@ func TestUpToDateOnReadOnlyDirNeedsNoWrite(t *testing.T) {
 	}
 }
 
-// A data page damaged in an up-to-date dataset (its footer intact) is found by the sweep, which reruns it: before, the
-// sweep said "up to date" and check/plot said "run sweep again", a loop only -force broke.
-func TestDamagedPageInUpToDateDatasetReruns(t *testing.T) {
+// sweptSmall sweeps smallSpec into a fresh directory as a stamped build and returns the spec, the directory, the
+// dataset file and its bytes.
+func sweptSmall(t *testing.T) (*experiments.Spec, string, string, []byte) {
+	t.Helper()
 	stamped(t)
 	s := mustParse(t, smallSpec)
 	dir := t.TempDir()
@@ -60,12 +62,34 @@ func TestDamagedPageInUpToDateDatasetReruns(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "small", FileName)
-	want, _ := os.ReadFile(path)
-	bad := bytes.Clone(want)
-	for i := 4; i < 68; i++ { // the first column chunk's page header, after the magic "PAR1"
-		bad[i] = 0xff
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	os.WriteFile(path, bad, 0o644)
+	return s, dir, path, b
+}
+
+// damagePage overwrites the first column chunk's page header (after the magic "PAR1") of the dataset file path, in
+// place and at the same size; its footer stays readable.
+func damagePage(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 4; i < 68; i++ {
+		b[i] = 0xff
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A data page damaged in an up-to-date dataset (its footer intact) is found by the sweep, which reruns it: before, the
+// sweep said "up to date" and check/plot said "run sweep again", a loop only -force broke.
+func TestDamagedPageInUpToDateDatasetReruns(t *testing.T) {
+	s, dir, path, want := sweptSmall(t)
+	damagePage(t, path)
 	if _, _, err := results.ReadMeta(path); err != nil {
 		t.Fatalf("the footer must stay readable for this test: %v", err)
 	}
@@ -87,23 +111,12 @@ func TestDamagedPageInUpToDateDatasetReruns(t *testing.T) {
 // shows that the decoding is skipped; without the mark they are decoded, found damaged and rerun; and a sweep that
 // decodes an up-to-date dataset it did not mark marks it.
 func TestBuildMarkSparesDecodingOnlyItsOwnBytes(t *testing.T) {
-	stamped(t)
-	s := mustParse(t, smallSpec)
-	dir := t.TempDir()
-	if _, err := Run(context.Background(), s, Options{Dir: dir, Every: -1}); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "small", FileName)
+	s, dir, path, want := sweptSmall(t)
 	mark := builtMark(path)
 	if mark == "" {
 		t.Skip("no user cache directory: no build mark")
 	}
-	want, _ := os.ReadFile(path)
-	bad := bytes.Clone(want)
-	for i := 4; i < 68; i++ { // the first column chunk's page header, as in TestDamagedPageInUpToDateDatasetReruns
-		bad[i] = 0xff
-	}
-	os.WriteFile(path, bad, 0o644)
+	damagePage(t, path)
 	markBuilt(path, "")
 	if sum, err := Run(context.Background(), s, Options{Dir: dir, Every: -1}); err != nil || !sum.UpToDate {
 		t.Fatalf("bytes the mark claims as checked: UpToDate %v, %v; want up to date without decoding", sum.UpToDate, err)
