@@ -128,11 +128,23 @@ func markText(path, spath string) string {
 
 // markBuilt records that this executable wrote (or checked) path and spath as they are now; an error is ignored (the
 // mark only saves a rerun).
+// The mark is written beside its place and renamed into it, so that two sweeps never leave a torn mark and whatever
+// was there (a FIFO, a link) is replaced, not written through.
 func markBuilt(path, spath string) {
 	m := builtMark(path)
-	if t := markText(path, spath); t != "" && m != "" && os.MkdirAll(filepath.Dir(m), 0o755) == nil {
-		os.WriteFile(m, []byte(t), 0o644)
+	t := markText(path, spath)
+	if t == "" || m == "" || os.MkdirAll(filepath.Dir(m), 0o755) != nil {
+		return
 	}
+	f, err := os.CreateTemp(filepath.Dir(m), ".mark-*")
+	if err != nil {
+		return
+	}
+	_, err = f.WriteString(t)
+	if err2 := f.Close(); err == nil && err2 == nil && os.Rename(f.Name(), m) == nil {
+		return
+	}
+	os.Remove(f.Name())
 }
 
 // markedBuilt reports whether builtMark says this executable wrote path and spath, unchanged since.
@@ -141,7 +153,16 @@ func markedBuilt(path, spath string) bool {
 	if m == "" {
 		return false
 	}
+	// A regular file of at most markMax bytes, or no mark: a FIFO there would block the sweep (holding the
+	// writer's lock) and a link to /dev/zero would grow it without bound, as a helper found.
+	if fi, err := os.Lstat(m); err != nil || !fi.Mode().IsRegular() || fi.Size() > markMax {
+		return false
+	}
 	b, err := os.ReadFile(m)
 	t := markText(path, spath)
 	return err == nil && t != "" && string(b) == t
 }
+
+// markMax is the largest build mark read, in bytes: a mark is a build ID and two lines of a name, a size, a time and
+// a hash, under 300 bytes.
+const markMax = 4096

@@ -105,12 +105,31 @@ func keepSame(path, spath string) bool {
 			return false
 		}
 	}
+	if spath != "" && !sameStamp(path, spath) {
+		// The old pair's own build stamps differ (one file of it restored from elsewhere, or a kill between the
+		// renames): kept, it would never count as one sweep's (seriesComplete), and every sweep would rerun it.
+		return false
+	}
 	now := time.Now()
 	for _, p := range pairs {
 		os.Remove(p[1])
 		os.Chtimes(p[0], now, now)
 	}
 	return true
+}
+
+// sameStamp reports whether the files a and b carry the same build stamp (buildStamp's keys).
+func sameStamp(a, b string) bool {
+	ma, _, err := results.ReadMeta(a)
+	if err != nil {
+		return false
+	}
+	mb, _, err := results.ReadMeta(b)
+	if err != nil {
+		return false
+	}
+	return results.Lookup(ma, results.KeyRevision) == results.Lookup(mb, results.KeyRevision) &&
+		results.Lookup(ma, results.KeyVersion) == results.Lookup(mb, results.KeyVersion)
 }
 
 // buildStamp reports whether metadata key names the build that wrote a file: its VCS revision, and its module

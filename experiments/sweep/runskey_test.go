@@ -207,3 +207,38 @@ func TestRerunOfTheSameRowsKeepsTheFile(t *testing.T) {
 		t.Errorf("the build that kept the file reruns it again (%v)", err)
 	}
 }
+
+// A dataset whose time-series file carries another build's stamp than its runs file (one of them restored from
+// elsewhere) is rerun once and then up to date: keepSame does not keep such a pair, which no sweep would take as its
+// own (seriesComplete), and which before made every sweep rerun it, as a helper found.
+func TestMismatchedSeriesStampConverges(t *testing.T) {
+	stamped(t)
+	dir := t.TempDir()
+	s := seriesParse(t, seriesSpec)
+	if _, err := Run(context.Background(), s, Options{Dir: dir, Workers: 2, Every: -1}); err != nil {
+		t.Fatal(err)
+	}
+	spath := filepath.Join(dir, "ser", results.SeriesDir, FileName)
+	old, _ := os.ReadFile(spath) // stamped 0123abc
+	revision = func() string { return "4567def" }
+	oldVersion := version
+	version = func() string { return "v0.0.0-20261202125819-4567def00000" }
+	t.Cleanup(func() { version = oldVersion })
+	if _, err := Run(context.Background(), s, Options{Dir: dir, Workers: 2, Every: -1, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, "ser", FileName))
+	os.Remove(spath)
+	if _, err := Run(context.Background(), s, Options{Dir: dir, Workers: 2, Every: -1}); err != nil { // both 4567def
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(spath, old, 0o644); err != nil { // the series back from 0123abc
+		t.Fatal(err)
+	}
+	if sum, err := Run(context.Background(), s, Options{Dir: dir, Workers: 2, Every: -1}); err != nil || sum.UpToDate || sum.Kept {
+		t.Fatalf("a pair of two builds' stamps: up to date %v, kept %v, %v: want a rerun that replaces it", sum.UpToDate, sum.Kept, err)
+	}
+	if sum, err := Run(context.Background(), s, Options{Dir: dir, Workers: 2, Every: -1}); err != nil || !sum.UpToDate {
+		t.Errorf("the sweep after: up to date %v, %v: want up to date", sum.UpToDate, err)
+	}
+}

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"lbsweep/experiments"
 	"lbsweep/results"
@@ -290,5 +292,61 @@ func TestInterruptedFinalWriteKeepsRuns(t *testing.T) {
 	sum, err := Run(context.Background(), s, Options{Dir: dir, Every: -1})
 	if err != nil || sum.Resumed != s.Runs() {
 		t.Errorf("rerun: resumed %d of %d runs, %v", sum.Resumed, s.Runs(), err)
+	}
+}
+
+// Damage inside the spec text that a dataset's footer carries, the footer still readable, is found (the pages'
+// checksums do not cover the footer) and the dataset rerun, whether or not the build mark claims the bytes.
+func TestDamagedSpecTextInFooterReruns(t *testing.T) {
+	s, dir, path, want := sweptSmall(t)
+	i := bytes.LastIndex(want, []byte("seed = 11"))
+	if i < 0 {
+		t.Fatal("the footer does not hold the spec text")
+	}
+	bad := bytes.Clone(want)
+	bad[i+len("seed = 1")] = '9' // seed = 19: the same length, a readable footer
+	os.WriteFile(path, bad, 0o644)
+	if _, _, err := results.ReadMeta(path); err != nil {
+		t.Fatalf("the footer must stay readable for this test: %v", err)
+	}
+	markBuilt(path, "")
+	var log bytes.Buffer
+	sum, err := Run(context.Background(), s, Options{Dir: dir, Every: -1, Log: &log})
+	if err != nil || sum.UpToDate || !strings.Contains(log.String(), "does not hash to the SHA-256") {
+		t.Fatalf("a damaged spec text: UpToDate %v, %v, log %q; want a rerun saying it is damaged", sum.UpToDate, err, log.String())
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
+		t.Error("the rerun did not restore the dataset")
+	}
+}
+
+// A build mark that is not a regular file (a FIFO would block the read while the sweep holds the writer's lock, a
+// link to /dev/zero grow without bound) counts as no mark: the sweep decodes the dataset and finishes.
+func TestBuildMarkNotARegularFile(t *testing.T) {
+	s, dir, path, _ := sweptSmall(t)
+	mark := builtMark(path)
+	if mark == "" {
+		t.Skip("no user cache directory: no build mark")
+	}
+	os.Remove(mark)
+	if err := syscall.Mkfifo(mark, 0o644); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	t.Cleanup(func() { os.Remove(mark) })
+	done := make(chan error, 1)
+	go func() {
+		sum, err := Run(context.Background(), s, Options{Dir: dir, Every: -1})
+		if err == nil && !sum.UpToDate {
+			err = errors.New("not up to date")
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("a FIFO as the build mark: %v, want up to date", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a FIFO as the build mark blocked the sweep for 30 s")
 	}
 }
