@@ -18,6 +18,10 @@ import (
 // MultinomialMaxMedian takes 3.3–4.6 ms at m = n = 10^6, the bound, and
 // 0.26–0.40 ms at m = n = 10^4 (BenchmarkMultinomialMaxMedian, 2026-12-03,
 // five runs, one evaluation of MultinomialMaxCDF each), once per grid point.
+// Few bins cost more, as the law of a bin spans more degrees and the
+// independent-bins start of the median's search is further below it:
+// 10^6 balls in 5 bins take 1.1 s (77 s for 2·10^6 before the search
+// galloped and the long products went to the FFT; 2.1 s now).
 const MultinomialMaxExactBalls = 1_000_000
 
 // multiTrim: a coefficient below multiTrim times the largest one of its
@@ -61,11 +65,11 @@ const multiMaxRelErr = 1e-9
 // Cost: the largest product is the square of q^(n/4), whose polynomial spans
 // about 15 standard deviations of its sum (about 10^4 coefficients at
 // m = n = 10^6); squares of fftMin coefficients or more are made by FFT
-// (squareFFT), O(L log L) for L coefficients, the smaller ones directly in
+// (convolveFFT), O(L log L) for L coefficients, the smaller ones directly in
 // gonum's vectorised axpy, plus O(k) for the law of Y: 3.3–4.6 ms at
 // m = n = 10^6 on the project's machine (12–14 ms with every square direct,
 // 137 ms by binary powering with a fixed trim in scalar loops). The FFT's
-// rounding (squareFFT) changes [x^m] by at most 9.4·10^-14 of itself against
+// rounding (convolveFFT) changes [x^m] by at most 9.4·10^-14 of itself against
 // direct squares at the m, n, k tested (TestPowCoefFFT), far inside the
 // trimming bound.
 //
@@ -111,8 +115,9 @@ func evenSplit(m, n, k int) bool {
 // MultinomialMaxCDF(m, n, k) >= 1/2. The search starts at BinomialMaxLoad(m,
 // n), which is never above it (the counts are negatively associated, so
 // P(max <= k) <= F(k)^n: Dubhashi and Ranjan, Random Structures & Algorithms
-// 13(2), 1998), and steps up, so it usually costs one or two evaluations of
-// MultinomialMaxCDF. Values: m = n = 10^2, 10^3, 10^4, 10^5, 10^6 give 4, 5,
+// 13(2), 1998), and gallops up and bisects, so it usually costs one or two
+// evaluations of MultinomialMaxCDF at m = n and O(log) where the
+// approximation is far below (few bins). Values: m = n = 10^2, 10^3, 10^4, 10^5, 10^6 give 4, 5,
 // 7, 8, 9 (the same as the approximation); m = 1000, n = 100 gives 19 (the
 // approximation 18).
 //
@@ -125,16 +130,34 @@ func MultinomialMaxMedian(m, n int) int {
 	if k < 0 {
 		return -1
 	}
-	for ; k <= m; k++ {
+	// Gallop up from k (steps 1, 2, 4, …) to a k with P(max ≤ k) ≥ 1/2, then bisect between it and the last k
+	// below: at m = n the first or second evaluation ends it, as stepping by one did, and where the approximation
+	// is far below the median (a few bins: 10^6 balls in 5 bins, hundreds of steps by one) it takes O(log) of them.
+	below, step := k-1, 1 // P(max ≤ below) < 1/2: k is never above the median
+	for {
 		p := MultinomialMaxCDF(m, n, k)
 		if math.IsNaN(p) {
 			return -1
 		}
 		if p >= 0.5 {
-			return k
+			break
+		}
+		below, k = k, min(k+step, m)
+		step *= 2
+	}
+	for k-below > 1 {
+		mid := below + (k-below)/2
+		p := MultinomialMaxCDF(m, n, mid)
+		if math.IsNaN(p) {
+			return -1
+		}
+		if p >= 0.5 {
+			k = mid
+		} else {
+			below = mid
 		}
 	}
-	return m
+	return k
 }
 
 // truncPoissonTilt returns lambda > 0 such that Poisson(lambda) conditioned on
@@ -143,8 +166,10 @@ func MultinomialMaxMedian(m, n int) int {
 // bisection is on log lambda; any lambda is correct (it only places m near
 // the mean of S), so its accuracy matters only for speed.
 func truncPoissonTilt(t float64, k int) float64 {
+	lf := logFactorials(k) // once for the ~60 steps of the search (they were most of its cost at large k)
+	lw, q := make([]float64, k+1), make([]float64, k+1)
 	mean := func(lambda float64) float64 {
-		q, _ := truncPoisson(lambda, k)
+		truncWeightsInto(lf, lambda, lw, q)
 		s := 0.0
 		for j, v := range q {
 			s += float64(j) * v
@@ -172,23 +197,7 @@ func truncPoissonTilt(t float64, k int) float64 {
 // when k is at or above the mode (where it matters: near the median of the
 // maximum), else the log-sum-exp of the weights minus lambda.
 func truncPoisson(lambda float64, k int) ([]float64, float64) {
-	lw := make([]float64, k+1)
-	top := math.Inf(-1)
-	ll := math.Log(lambda)
-	for j := range lw {
-		g, _ := math.Lgamma(float64(j) + 1)
-		lw[j] = float64(j)*ll - g
-		top = math.Max(top, lw[j])
-	}
-	sum := 0.0
-	q := make([]float64, k+1)
-	for j, v := range lw {
-		q[j] = math.Exp(v - top)
-		sum += q[j]
-	}
-	for j := range q {
-		q[j] /= sum
-	}
+	q, top, sum := truncWeights(logFactorials(k), lambda)
 	if float64(k) < math.Floor(lambda) {
 		return q, top + math.Log(sum) - lambda
 	}
@@ -201,6 +210,52 @@ func truncPoisson(lambda float64, k int) ([]float64, float64) {
 		}
 	}
 	return q, math.Log1p(-up)
+}
+
+// logFactorials returns log j! for j = 0..k (math.Lgamma(j + 1)).
+func logFactorials(k int) []float64 {
+	lf := make([]float64, k+1)
+	for j := range lf {
+		lf[j], _ = math.Lgamma(float64(j) + 1)
+	}
+	return lf
+}
+
+// truncWeights returns the law of Poisson(lambda) conditioned on <= k,
+// k = len(lf) − 1 (lf from logFactorials), with the largest log weight
+// j log(lambda) − log j! (top) and the sum of the weights exp(· − top)
+// before normalising (sum). A weight whose log is more than 750 below top
+// is 0 (exp underflows to 0 from about −745.2), so its exp is not taken:
+// the same values, at a cost near the law's ±38.7 standard deviations
+// instead of k (10^6 balls in 5 bins: 4·10^5 terms, of which 5·10^4 count).
+func truncWeights(lf []float64, lambda float64) (q []float64, top, sum float64) {
+	q = make([]float64, len(lf))
+	top, sum = truncWeightsInto(lf, lambda, make([]float64, len(lf)), q)
+	return q, top, sum
+}
+
+// truncWeightsInto is truncWeights into q, with lw for the log weights (both
+// of len(lf)).
+func truncWeightsInto(lf []float64, lambda float64, lw, q []float64) (top, sum float64) {
+	top = math.Inf(-1)
+	ll := math.Log(lambda)
+	for j, g := range lf {
+		lw[j] = float64(j)*ll - g
+		if lw[j] > top { // the weights are finite: math.Max's NaN and ±0 cases do not arise
+			top = lw[j]
+		}
+	}
+	for j, v := range lw {
+		q[j] = 0
+		if v-top >= -750 {
+			q[j] = math.Exp(v - top)
+			sum += q[j]
+		}
+	}
+	for j := range q {
+		q[j] /= sum
+	}
+	return top, sum
 }
 
 // logPoissonPMF returns log P(Poisson(lambda) = x) for an integer x >= 1 and
@@ -267,6 +322,11 @@ type powers struct {
 	m      int
 	budget float64
 	plans  fftPlans
+	// qw is q with the end coefficients below multiTrim of its largest dropped, and qlost their mass (set by coef):
+	// a law tilted to a large mean m/n has thousands of negligible low coefficients that every product with it
+	// would otherwise pay for.
+	qw    wpoly
+	qlost float64
 }
 
 // fftPlans holds one FFT plan per transform length (its twiddle factors cost
@@ -286,16 +346,17 @@ func (p fftPlans) plan(n int) *fourier.FFT {
 
 // coef returns [x^m] q^n and its error bound (powCoef).
 func (pw powers) coef(n int) (float64, float64) {
+	t := trimPoly(wpoly{0, pw.q}, pw.m, 0)
+	pw.qw, pw.qlost = t.wpoly, t.err
 	if n == 1 {
-		p := trimPoly(wpoly{0, pw.q}, pw.m, 0)
-		return coefAt(p.wpoly, pw.m), p.err
+		return coefAt(pw.qw, pw.m), pw.qlost
 	}
 	b, eb := pw.full(n/2, 2)
 	if n%2 == 0 {
 		return dotAt(b, b, pw.m), 2 * eb
 	}
-	a := trimPoly(mulPoly(wpoly{0, pw.q}, b, pw.m), pw.m, pw.budget/2)
-	return dotAt(a.wpoly, b, pw.m), a.err + 2*eb
+	a := trimPoly(mulPoly(pw.qw, b, pw.m, pw.plans), pw.m, pw.budget/2)
+	return dotAt(a.wpoly, b, pw.m), a.err + pw.qlost + 2*eb
 }
 
 // full returns q^n, trimmed, and its missing mass, for a polynomial that the
@@ -303,15 +364,15 @@ func (pw powers) coef(n int) (float64, float64) {
 func (pw powers) full(n int, amp float64) (wpoly, float64) {
 	allow := pw.budget / amp
 	if n == 1 {
-		p := trimPoly(wpoly{0, pw.q}, pw.m, allow)
-		return p.wpoly, p.err
+		p := trimPoly(pw.qw, pw.m, allow)
+		return p.wpoly, p.err + pw.qlost
 	}
 	h, eh := pw.full(n/2, 2*amp)
 	r := trimPoly(squarePoly(h, pw.m, pw.plans), pw.m, allow)
 	p, e := r.wpoly, 2*eh+r.err
 	if n%2 == 1 {
-		r = trimPoly(mulPoly(wpoly{0, pw.q}, p, pw.m), pw.m, allow)
-		p, e = r.wpoly, e+r.err
+		r = trimPoly(mulPoly(pw.qw, p, pw.m, pw.plans), pw.m, allow)
+		p, e = r.wpoly, e+r.err+pw.qlost
 	}
 	return p, e
 }
@@ -363,12 +424,17 @@ func trimPoly(a wpoly, m int, allow float64) trimmed {
 	return trimmed{wpoly{a.lo + i, a.c[i:j]}, lost}
 }
 
-// mulPoly returns a·b without its coefficients of degree above m.
-func mulPoly(a, b wpoly, m int) wpoly {
+// mulPoly returns a·b without its coefficients of degree above m: by FFT
+// (convolveFFT, with plans) when both have fftMin coefficients or more,
+// otherwise directly.
+func mulPoly(a, b wpoly, m int, plans fftPlans) wpoly {
 	lo := a.lo + b.lo
 	size := min(len(a.c)+len(b.c)-1, m-lo+1)
 	if size <= 0 {
 		return wpoly{lo, nil}
+	}
+	if plans != nil && min(len(a.c), len(b.c)) >= fftMin {
+		return wpoly{lo, convolveFFT(a.c, b.c, size, plans)}
 	}
 	out := make([]float64, size)
 	for i, ai := range a.c {
@@ -383,7 +449,7 @@ func mulPoly(a, b wpoly, m int) wpoly {
 }
 
 // squarePoly returns a·a without its coefficients of degree above m: from
-// fftMin coefficients by FFT (squareFFT, with plans), below that or with nil
+// fftMin coefficients by FFT (convolveFFT, with plans), below that or with nil
 // plans directly, using the symmetry of the products (half of mulPoly's work).
 func squarePoly(a wpoly, m int, plans fftPlans) wpoly {
 	lo := 2 * a.lo
@@ -392,7 +458,7 @@ func squarePoly(a wpoly, m int, plans fftPlans) wpoly {
 		return wpoly{lo, nil}
 	}
 	if plans != nil && len(a.c) >= fftMin {
-		return wpoly{lo, squareFFT(a.c, size, plans)}
+		return wpoly{lo, convolveFFT(a.c, a.c, size, plans)}
 	}
 	out := make([]float64, size)
 	for i, ai := range a.c {
@@ -415,11 +481,14 @@ func squarePoly(a wpoly, m int, plans fftPlans) wpoly {
 // FFTs from 512 against 0.32 ms direct) and wins above.
 const fftMin = 1024
 
-// squareFFT returns the first size coefficients of the square of the
-// polynomial with coefficients a (all ≥ 0), by gonum's real FFT (dsp/fourier,
-// a port of FFTPACK) of length N, the power of two ≥ 2·len(a) − 1, so that
-// nothing wraps around; plans keeps each length's twiddle factors. Each
-// coefficient carries an absolute rounding error of at most 3·log2(N)·η·‖a‖₁·‖a‖₂,
+// convolveFFT returns the first size coefficients of the product of the
+// polynomials with coefficients a and b (all ≥ 0; the same slice for a
+// square, which then takes one forward transform), by gonum's real FFT
+// (dsp/fourier, a port of FFTPACK) of length N, the power of two
+// ≥ len(a) + len(b) − 1, so that nothing wraps around; plans keeps each
+// length's twiddle factors. For a square, each coefficient carries an
+// absolute rounding error of at most 3·log2(N)·η·‖a‖₁·‖a‖₂ (for a product,
+// ‖a‖₁·‖b‖₂ + ‖b‖₁·‖a‖₂ in place of 2·‖a‖₁·‖a‖₂),
 // η ≈ 8·2^-52 (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd
 // ed., Theorem 24.2, for the two transforms and the pointwise square), where
 // the direct square's is about len(a)·2^-52 of the coefficient: a few 10^-16
@@ -428,14 +497,23 @@ const fftMin = 1024
 // the FFT's coefficients are rounding noise, which trimPoly drops with the
 // other negligible ones. A coefficient that comes out below 0 is set to 0
 // (every true one is ≥ 0).
-func squareFFT(a []float64, size int, plans fftPlans) []float64 {
-	n := 1 << bits.Len(uint(2*len(a)-2))
+func convolveFFT(a, b []float64, size int, plans fftPlans) []float64 {
+	n := 1 << bits.Len(uint(len(a)+len(b)-2))
 	ft := plans.plan(n)
 	seq := make([]float64, n)
 	copy(seq, a)
 	f := ft.Coefficients(nil, seq)
-	for i, v := range f {
-		f[i] = v * v
+	if len(a) == len(b) && &a[0] == &b[0] {
+		for i, v := range f {
+			f[i] = v * v
+		}
+	} else {
+		clear(seq)
+		copy(seq, b)
+		g := ft.Coefficients(nil, seq)
+		for i, v := range g {
+			f[i] *= v
+		}
 	}
 	out := ft.Sequence(seq, f)[:size]
 	scale := 1 / float64(n) // exact: n is a power of two

@@ -292,3 +292,23 @@ func TestPowCoefFFT(t *testing.T) {
 		t.Logf("m = %d, n = %d, k = %d: relative difference %.3g (bounds %.3g, %.3g)", m, n, k, math.Abs(fft-direct)/direct, eD/direct, eF/direct)
 	}
 }
+
+// TestMultinomialMaxMedianTwoBins: with n = 2 the max load is max(X, m − X), X ~ Binomial(m, 1/2), so the exact
+// median is the smallest k with P(m − k ≤ X ≤ k) ≥ 1/2 (gonum's Binomial). At m = 500,001 the law of Y is tilted
+// to 250,000, so this exercises the long polynomials (their floor trim, products by FFT) and the median's gallop from
+// the independent-bins start, far below (250,193 against 250,239); it took 20 s by steps of one.
+func TestMultinomialMaxMedianTwoBins(t *testing.T) {
+	for _, m := range []int{11, 1001, 500001} {
+		b := distuv.Binomial{N: float64(m), P: 0.5}
+		want := m
+		for k := (m + 1) / 2; k <= m; k++ {
+			if b.CDF(float64(k))-b.CDF(float64(m-k-1)) >= 0.5 {
+				want = k
+				break
+			}
+		}
+		if got := MultinomialMaxMedian(m, 2); got != want {
+			t.Errorf("MultinomialMaxMedian(%d, 2) = %d, want %d (the binomial law)", m, got, want)
+		}
+	}
+}
