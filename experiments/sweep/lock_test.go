@@ -173,3 +173,31 @@ func TestKilledLockHolderDoesNotBlock(t *testing.T) {
 		t.Fatalf("sweep after the holder was killed: %v", err)
 	}
 }
+
+// An up-to-date dataset is reported up to date while another process holds its lock (up-to-date sweeps started
+// together, as make -j does, all succeed; before, all but the lock's taker failed), and one that needs writing is
+// still refused naming the holder.
+func TestUpToDateWhileLocked(t *testing.T) {
+	stamped(t)
+	s := mustParse(t, smallSpec)
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), s, Options{Dir: dir, Every: -1}); err != nil {
+		t.Fatal(err)
+	}
+	lk, err := acquire(filepath.Join(dir, "small", lockName(Whole)), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lk.release()
+	before := listing(t, dir)
+	if sum, err := Run(context.Background(), s, Options{Dir: dir, Every: -1}); err != nil || !sum.UpToDate {
+		t.Errorf("up to date while locked: up to date %v, %v; want up to date", sum.UpToDate, err)
+	}
+	if after := listing(t, dir); after != before {
+		t.Errorf("an up-to-date sweep beside the lock's holder wrote:\n%s\nthen\n%s", before, after)
+	}
+	other := mustParse(t, strings.Replace(smallSpec, "seed = 11", "seed = 12", 1))
+	if _, err := Run(context.Background(), other, Options{Dir: dir, Every: -1}); !errors.Is(err, ErrLocked) {
+		t.Errorf("a rerun needed while locked: %v, want ErrLocked", err)
+	}
+}

@@ -92,7 +92,8 @@ var ErrInterrupted = errors.New("interrupted")
 // Run executes the runs of s (those of o.Shard) that are not already finished and writes the dataset. On error the
 // finished runs are kept for the next call; the error names the failing run. While another process writes the same
 // shard of the dataset, Run is refused at once with an error wrapping ErrLocked, having touched nothing. A dataset
-// that is up to date needs no write at all, so it is reported up to date even in a read-only directory. Cancelling
+// that is up to date needs no write at all, so it is reported up to date even in a read-only directory or while
+// another process holds the lock. Cancelling
 // ctx stops it at any phase, the final write included, with an error wrapping ErrInterrupted.
 func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	if o.Dir == "" {
@@ -120,12 +121,11 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	if tb.series != nil {
 		sum.SeriesPath = spath
 	}
-	// One writer per shard of a dataset (lock.go). A dataset that cannot be locked because its directory is read-only
-	// may still be up to date: that needs no write, so the lock's error waits until something must be written.
+	// One writer per shard of a dataset (lock.go). A dataset that cannot be locked, because its directory is
+	// read-only or because another sweep holds the lock, may still be up to date: that needs no write (the dataset
+	// files are only ever renamed into place, so what is read is one whole file), so the lock's error waits until
+	// something must be written. Before, of six sweeps of an up-to-date dataset started at once, three failed.
 	lk, lockErr := lockShard(dir, o.Shard)
-	if errors.Is(lockErr, ErrLocked) {
-		return sum, lockErr
-	}
 	defer lk.release()
 	if lockErr == nil {
 		results.RemoveTemps(path) // a sweep killed while writing the final file left its temporary behind
