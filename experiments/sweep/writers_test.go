@@ -98,10 +98,17 @@ func TestDamagedPageInUpToDateDatasetReruns(t *testing.T) {
 	if _, err := s.ReadResults(dir); err == nil {
 		t.Fatal("the damaged dataset reads: the test damaged nothing")
 	}
+	wantRerunRestoring(t, s, dir, path, want, "is damaged")
+}
+
+// wantRerunRestoring sweeps s into dir and requires a rerun whose log says why (because) and that gives back the
+// dataset file path's bytes want.
+func wantRerunRestoring(t *testing.T, s *experiments.Spec, dir, path string, want []byte, because string) {
+	t.Helper()
 	var log bytes.Buffer
 	sum, err := Run(context.Background(), s, Options{Dir: dir, Every: -1, Log: &log})
-	if err != nil || sum.UpToDate || !strings.Contains(log.String(), "is damaged") {
-		t.Fatalf("sweep of a damaged up-to-date dataset: UpToDate %v, %v, log %q; want a rerun saying it is damaged", sum.UpToDate, err, log.String())
+	if err != nil || sum.UpToDate || !strings.Contains(log.String(), because) {
+		t.Fatalf("sweep of a damaged up-to-date dataset: UpToDate %v, %v, log %q; want a rerun saying %q", sum.UpToDate, err, log.String(), because)
 	}
 	if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
 		t.Error("the rerun did not restore the dataset")
@@ -124,13 +131,7 @@ func TestBuildMarkSparesDecodingOnlyItsOwnBytes(t *testing.T) {
 		t.Fatalf("bytes the mark claims as checked: UpToDate %v, %v; want up to date without decoding", sum.UpToDate, err)
 	}
 	os.Remove(mark)
-	var log bytes.Buffer
-	if sum, err := Run(context.Background(), s, Options{Dir: dir, Every: -1, Log: &log}); err != nil || sum.UpToDate || !strings.Contains(log.String(), "is damaged") {
-		t.Fatalf("damaged bytes without a mark: UpToDate %v, %v, log %q; want decoded, damaged, rerun", sum.UpToDate, err, log.String())
-	}
-	if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
-		t.Error("the rerun did not restore the dataset")
-	}
+	wantRerunRestoring(t, s, dir, path, want, "is damaged") // without the mark: decoded, damaged, rerun
 	os.Remove(mark)
 	if sum, err := Run(context.Background(), s, Options{Dir: dir, Every: -1}); err != nil || !sum.UpToDate {
 		t.Fatalf("an intact dataset without a mark: UpToDate %v, %v; want up to date", sum.UpToDate, err)
@@ -310,14 +311,7 @@ func TestDamagedSpecTextInFooterReruns(t *testing.T) {
 		t.Fatalf("the footer must stay readable for this test: %v", err)
 	}
 	markBuilt(path, "")
-	var log bytes.Buffer
-	sum, err := Run(context.Background(), s, Options{Dir: dir, Every: -1, Log: &log})
-	if err != nil || sum.UpToDate || !strings.Contains(log.String(), "does not hash to the SHA-256") {
-		t.Fatalf("a damaged spec text: UpToDate %v, %v, log %q; want a rerun saying it is damaged", sum.UpToDate, err, log.String())
-	}
-	if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
-		t.Error("the rerun did not restore the dataset")
-	}
+	wantRerunRestoring(t, s, dir, path, want, "does not hash to the SHA-256")
 }
 
 // A build mark that is not a regular file (a FIFO would block the read while the sweep holds the writer's lock, a
