@@ -117,9 +117,9 @@ func evenSplit(m, n, k int) bool {
 // P(max <= k) <= F(k)^n: Dubhashi and Ranjan, Random Structures & Algorithms
 // 13(2), 1998), and gallops up and bisects, so it usually costs one or two
 // evaluations of MultinomialMaxCDF at m = n and O(log) where the
-// approximation is far below (few bins). Values: m = n = 10^2, 10^3, 10^4, 10^5, 10^6 give 4, 5,
-// 7, 8, 9 (the same as the approximation); m = 1000, n = 100 gives 19 (the
-// approximation 18).
+// approximation is far below (few bins). Values: m = n = 10^2, 10^3, 10^4,
+// 10^5, 10^6 give 4, 5, 7, 8, 9 (the same as the approximation); m = 1000,
+// n = 100 gives 19 (the approximation 18).
 //
 // Valid for 0 <= m <= 2^53 and n >= 1; otherwise, or if MultinomialMaxCDF
 // returns NaN, it returns -1 (an int has no NaN). Its cost is that of
@@ -226,8 +226,8 @@ func logFactorials(k int) []float64 {
 // j log(lambda) − log j! (top) and the sum of the weights exp(· − top)
 // before normalising (sum). A weight whose log is more than 750 below top
 // is 0 (exp underflows to 0 from about −745.2), so its exp is not taken:
-// the same values, at a cost near the law's ±38.7 standard deviations
-// instead of k (10^6 balls in 5 bins: 4·10^5 terms, of which 5·10^4 count).
+// the same values with exps only within about ±38.7 standard deviations of
+// the law (10^6 balls in 5 bins: 4·10^5 terms, of which 5·10^4 take an exp).
 func truncWeights(lf []float64, lambda float64) (q []float64, top, sum float64) {
 	q = make([]float64, len(lf))
 	top, sum = truncWeightsInto(lf, lambda, make([]float64, len(lf)), q)
@@ -293,6 +293,13 @@ type wpoly struct {
 // multiTrim alone keeps. If the estimate was too high and the bound misses
 // multiMaxRelErr·[x^m], it is recomputed with the floor alone.
 func powCoef(q []float64, n, m int) (float64, float64) {
+	return powCoefWithin(q, n, m, powBudget(q, n))
+}
+
+// powBudget is the allowance powCoef trims q^n's polynomials within (its
+// doc): a quarter of multiMaxRelErr times the local-limit estimate of
+// [x^m], split over at most two trims a level of the halving.
+func powBudget(q []float64, n int) float64 {
 	mean, sq := 0.0, 0.0
 	for j, v := range q {
 		mean += float64(j) * v
@@ -300,7 +307,7 @@ func powCoef(q []float64, n, m int) (float64, float64) {
 	}
 	est := 1 / math.Sqrt(2*math.Pi*(float64(n)*math.Max(sq-mean*mean, 0)+1))
 	levels := 2 * (bits.Len(uint(n)) + 1) // at most two trims a level
-	return powCoefWithin(q, n, m, multiMaxRelErr/4*est/float64(levels))
+	return multiMaxRelErr / 4 * est / float64(levels)
 }
 
 // powCoefWithin is powCoef with budget the mass a trim under no squaring may
@@ -473,7 +480,8 @@ func squarePoly(a wpoly, m int, plans fftPlans) wpoly {
 	return wpoly{lo, out}
 }
 
-// fftMin is the length of polynomial from which squarePoly squares it by FFT.
+// fftMin is the length of polynomial from which squarePoly squares it by FFT
+// (and from which mulPoly multiplies two by FFT).
 // The direct square costs L²/2 multiply-adds in gonum's vectorised axpy, the
 // FFT three transforms of the power of two N ≥ 2L − 1 and their plan; measured
 // (BenchmarkMultinomialMaxMedian, 2026-12-03), the FFT loses below about 800

@@ -127,9 +127,8 @@ func markText(path, spath string) string {
 }
 
 // markBuilt records that this executable wrote (or checked) path and spath as they are now; an error is ignored (the
-// mark only saves a rerun).
-// The mark is written beside its place and renamed into it, so that two sweeps never leave a torn mark and whatever
-// was there (a FIFO, a link) is replaced, not written through.
+// mark only saves a rerun). The mark is written beside its place and renamed into it, so that two sweeps never leave
+// a torn mark and whatever was there (a FIFO, a link) is replaced, not written through.
 func markBuilt(path, spath string) {
 	m := builtMark(path)
 	t := markText(path, spath)
@@ -159,8 +158,11 @@ func markedBuilt(path, spath string) bool {
 		return false
 	}
 	b, err := os.ReadFile(m)
+	if err != nil || !bytes.HasPrefix(b, []byte(buildID()+"\n")) {
+		return false // another executable's mark: no need to hash the files
+	}
 	t := markText(path, spath)
-	return err == nil && t != "" && string(b) == t
+	return t != "" && string(b) == t
 }
 
 // markMax is the largest build mark read, in bytes: a mark is a build ID and two lines of a name, a size, a time and

@@ -118,7 +118,7 @@ func keepSame(path, spath string) bool {
 	return true
 }
 
-// sameStamp reports whether the files a and b carry the same build stamp (buildStamp's keys).
+// sameStamp reports whether the files a and b carry the same build stamp (the keys buildStamp names).
 func sameStamp(a, b string) bool {
 	ma, _, err := results.ReadMeta(a)
 	if err != nil {
@@ -128,8 +128,14 @@ func sameStamp(a, b string) bool {
 	if err != nil {
 		return false
 	}
-	return results.Lookup(ma, results.KeyRevision) == results.Lookup(mb, results.KeyRevision) &&
-		results.Lookup(ma, results.KeyVersion) == results.Lookup(mb, results.KeyVersion)
+	for _, m := range [][2][]results.KV{{ma, mb}, {mb, ma}} {
+		for _, kv := range m[0] {
+			if buildStamp(kv.Key) && results.Lookup(m[1], kv.Key) != kv.Value {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // buildStamp reports whether metadata key names the build that wrote a file: its VCS revision, and its module

@@ -93,8 +93,8 @@ var ErrInterrupted = errors.New("interrupted")
 // finished runs are kept for the next call; the error names the failing run. While another process writes the same
 // shard of the dataset, Run is refused at once with an error wrapping ErrLocked, having touched nothing. A dataset
 // that is up to date needs no write at all, so it is reported up to date even in a read-only directory or while
-// another process holds the lock. Cancelling
-// ctx stops it at any phase, the final write included, with an error wrapping ErrInterrupted.
+// another process holds the lock. Cancelling ctx stops it at any phase, the final write included, with an error
+// wrapping ErrInterrupted.
 func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	if o.Dir == "" {
 		o.Dir = "results"

@@ -344,8 +344,8 @@ func (mo Model) bins8(n int) []uint8 {
 }
 
 // Theory implements model.Theorist: the exact Binomial law for d = 1 (and the exact multinomial median of the max
-// load for m ≤ analytic.MultinomialMaxExactBalls, about 4 ms at the bound; the independent-bins approximation above), the fluid limits for d ≥ 2; none (nil) with
-// noise or the threshold rule. The columns depend on the run's max load k = len(load_tail): the theory's tail has
+// load for m ≤ analytic.MultinomialMaxExactBalls, about 4 ms at the bound; the independent-bins approximation
+// above), the fluid limits for d ≥ 2; none (nil) with noise or the threshold rule. The columns depend on the run's max load k = len(load_tail): the theory's tail has
 // length k, and the fluid max-load rule reads the fluid tail to depth k+8. What depends on the point alone is
 // computed here, once: asymptotic_max_load, the d = 1 max load, and the fluid tail (at depth 64, longer on demand:
 // see fluidCache). BinomialTail is computed per run at length k, as it always was: it sums its upper levels down from

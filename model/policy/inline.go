@@ -33,6 +33,23 @@ const (
 // engine may run it for any number of dispatchers, each with its own view.
 func (k Inline) Stateless() bool { return k != InlineNone && k != InlineRoundRobin }
 
+// Pick runs stateless kind k's pick (k.Stateless()) on l with r: the server and the draws of the policy's Pick. It
+// panics for the other kinds. The bulletin board picks through it; the supermarket's loop writes the picks out itself
+// (for the profile to inline them there, model/supermarket's TestInlinePathsArePicks).
+func (k Inline) Pick(l *sim.Levels, r *sim.Rand) int {
+	switch k {
+	case InlineTwoChoices:
+		return PickTwoChoices(l, r)
+	case InlineRandom:
+		return PickRandom(l, r)
+	case InlineShortest:
+		return PickShortest(l, r)
+	case InlineTwoSampled:
+		return PickTwoSampled(l, r)
+	}
+	panic("policy: Pick of an inline kind that keeps state")
+}
+
 // InlineOf says how an engine may run p's pick: InlineNone unless p is one of the stateless policies with an inline
 // pick, or a round_robin that has not picked yet.
 func InlineOf(p Policy) Inline {

@@ -6,35 +6,25 @@ import (
 	"lbsweep/model/sim"
 )
 
-// inlinePick is what the supermarket's event loop runs for inline kind k (model/supermarket/engine.go), written out
-// here: the contract is that it draws the same numbers as the policy's Pick and returns the same server.
+// inlinePick is kind k's inline pick: Inline.Pick for a stateless kind, and for round robin the engine's cursor
+// (model/supermarket/engine.go keeps it; the loop's own copies of the stateless picks are held to Pick by that
+// package's TestInlinePathsArePicks).
 func inlinePick(k Inline, l *sim.Levels, r *sim.Rand, cursor *int) int {
-	n := l.N()
-	switch k {
-	case InlineTwoChoices:
-		a, b := r.IntN2(n, n-1)
-		return TwoChoices(l, a, b)
-	case InlineRandom:
-		return r.IntN(n)
-	case InlineShortest:
-		return PickShortest(l, r)
-	case InlineTwoSampled:
-		a := r.IntN(n)
-		return Shorter(l, a, r.IntN(n))
-	case InlineRoundRobin:
-		k := *cursor
-		*cursor++
-		if *cursor == n {
-			*cursor = 0
-		}
-		return k
+	if k != InlineRoundRobin {
+		return k.Pick(l, r)
 	}
-	panic("no inline pick")
+	c := *cursor
+	if *cursor++; *cursor == l.N() {
+		*cursor = 0
+	}
+	return c
 }
 
-// TestInlinePicksArePicks: for each policy with an inline pick, the engine's inline pick and the policy's Pick, from
+// TestInlinePicksArePicks: for each policy with an inline pick, the inline pick and the policy's Pick, from
 // identically seeded streams on the same changing queue lengths, choose the same server at every arrival and leave
-// the streams in the same state.
+// the streams in the same state. For random, jsq and JSQ(2) Pick calls the same function, so what this holds is
+// InlineOf's and Inline.Pick's choice of it; JSQ(2) with replacement's branch-free PickTwoSampled is held to jsq_d's
+// general loop over d draws, and round robin's cursor to the policy's own.
 func TestInlinePicksArePicks(t *testing.T) {
 	for _, n := range []int{2, 3, 10, 1000} {
 		s := Servers{N: n}

@@ -68,10 +68,7 @@ func (p *jsqd) Pick(v View, _ Request, r *sim.Rand) int { return p.pick(v.Loads,
 
 func (p *jsqd) pick(l *sim.Levels, r *sim.Rand) int {
 	n := l.N()
-	if p.replace {
-		if p.d == 2 {
-			return PickTwoSampled(l, r)
-		}
+	if p.replace { // d = 2 is PickTwoSampled's pick, draw for draw (TestInlinePicksArePicks holds them to it)
 		best := r.IntN(n)
 		bq := l.Len(best)
 		for range p.d - 1 {

@@ -38,11 +38,9 @@ func BenchmarkJSQN100(b *testing.B)    { benchRun(b, 100, "jsq", 0) }
 // The rest of bench/compare.sh's configurations at n = 1000, so that the sweep binary's profile (bench/pgo.sh) weighs
 // every policy's pick in the event loop: with random and JSQ at n = 100 alone, their draws' calls fell below the
 // profile's hot threshold and stayed calls.
-func BenchmarkRandomN1000(b *testing.B) { benchRun(b, 1000, "random", 0) }
-func BenchmarkJSQN1000(b *testing.B)    { benchRun(b, 1000, "jsq", 0) }
-func BenchmarkRoundRobinN1000(b *testing.B) {
-	benchRun(b, 1000, "round_robin", 0)
-}
+func BenchmarkRandomN1000(b *testing.B)     { benchRun(b, 1000, "random", 0) }
+func BenchmarkJSQN1000(b *testing.B)        { benchRun(b, 1000, "jsq", 0) }
+func BenchmarkRoundRobinN1000(b *testing.B) { benchRun(b, 1000, "round_robin", 0) }
 func BenchmarkP2CReplacementN1000(b *testing.B) {
 	benchModel(b, Model{}, point(b, 1000, 0.9, 2_000, 200, "jsq_d", 2, true), mEvents)
 }

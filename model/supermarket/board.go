@@ -116,16 +116,9 @@ func (b *board) pick(_ *sim.Levels, t float64) int {
 		v = b.views[j]
 	}
 	var k int
-	switch b.pick1 {
-	case policy.InlineTwoChoices:
-		k = policy.PickTwoChoices(v, b.r)
-	case policy.InlineRandom:
-		k = policy.PickRandom(v, b.r)
-	case policy.InlineShortest:
-		k = policy.PickShortest(v, b.r)
-	case policy.InlineTwoSampled:
-		k = policy.PickTwoSampled(v, b.r)
-	default:
+	if b.pick1 != policy.InlineNone {
+		k = b.pick1.Pick(v, b.r)
+	} else {
 		k = b.policies[j].Pick(policy.View{Loads: v}, policy.Request{Now: t}, b.r)
 	}
 	if b.rule == dispatchCounts && b.period > 0 {
