@@ -178,12 +178,7 @@ func TestKilledLockHolderDoesNotBlock(t *testing.T) {
 // together, as make -j does, all succeed; before, all but the lock's taker failed), and one that needs writing is
 // still refused naming the holder.
 func TestUpToDateWhileLocked(t *testing.T) {
-	stamped(t)
-	s := mustParse(t, smallSpec)
-	dir := t.TempDir()
-	if _, err := Run(context.Background(), s, Options{Dir: dir, Every: -1}); err != nil {
-		t.Fatal(err)
-	}
+	s, dir, _, _ := sweptSmall(t)
 	lk, err := acquire(filepath.Join(dir, "small", lockName(Whole)), "test")
 	if err != nil {
 		t.Fatal(err)
