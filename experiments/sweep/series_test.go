@@ -502,3 +502,35 @@ func TestResumeRefusesAnotherExecutable(t *testing.T) {
 		t.Errorf("after -force BUILD = %q", b)
 	}
 }
+
+// The build mark covers the time-series table too: a sweep whose mark matches reads neither table, so a series file
+// changed after the mark (a damaged page) voids the mark, and the next sweep finds the damage and reruns.
+func TestBuildMarkCoversSeries(t *testing.T) {
+	stamped(t)
+	s := seriesParse(t, seriesSpec)
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), s, Options{Dir: dir, Every: -1}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "ser", FileName)
+	spath := filepath.Join(dir, "ser", results.SeriesDir, FileName)
+	if builtMark(path) == "" {
+		t.Skip("no user cache directory: no build mark")
+	}
+	if spec, ok := markedBuilt(path, spath); !ok || spec != s.SHA256 {
+		t.Fatalf("after the sweep that wrote them, the mark gives spec %q, %v; want %s, true", spec, ok, s.SHA256)
+	}
+	want, _ := os.ReadFile(spath)
+	damagePage(t, spath)
+	if _, ok := markedBuilt(path, spath); ok {
+		t.Fatal("the mark still holds for a changed time-series file")
+	}
+	var log bytes.Buffer
+	sum, err := Run(context.Background(), s, Options{Dir: dir, Every: -1, Log: &log})
+	if err != nil || sum.UpToDate || !strings.Contains(log.String(), spath+" is damaged") {
+		t.Fatalf("a damaged time-series file: UpToDate %v, %v, log %q; want a rerun saying it is damaged", sum.UpToDate, err, log.String())
+	}
+	if got, _ := os.ReadFile(spath); !bytes.Equal(got, want) {
+		t.Error("the rerun did not restore the time-series file")
+	}
+}

@@ -144,13 +144,19 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	}
 	var ru *reused
 	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
+		// This very executable wrote or checked these bytes (builtMark), and found them a complete dataset of the
+		// spec whose SHA-256 is markSpec: for this spec, the verdict stands without reading a footer.
+		markSpec, marked := markedBuilt(path, sp)
+		if marked && markSpec == s.SHA256 && !o.Force && revision() != "unknown" {
+			sum.UpToDate = true
+			return sum, removeProgress(dir, o.Shard, lockErr)
+		}
 		meta, rows, err := results.ReadMeta(path) // the footer first; the data is read only if the footer says complete
 		sha := results.Lookup(meta, results.KeySpecSHA256)
 		sameRuns := err == nil && s.SameRuns(meta)
 		complete := sameRuns && rows == int64(hi-lo)
 		seriesOK := tb.series == nil || seriesComplete(spath, s, meta)
 		// this build wrote it: the same clean revision, or (a modified tree's build) the very same executable
-		marked := markedBuilt(path, sp) // this very executable wrote or checked these bytes
 		ownBuild := sameBinary(meta, revision()) || revision() != "unknown" && marked
 		if complete && seriesOK && !o.Force && ownBuild {
 			// Up to date by its footer. Its data must also read back, with the model's columns: a damaged page or a
@@ -166,7 +172,7 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 				fmt.Fprintf(o.Log, "sweep: %s: %s is damaged (%v): rerunning\n", s.Name, spath, bad)
 			} else {
 				sum.UpToDate = true
-				markBuilt(path, sp) // checked: the next sweep by this executable need not decode them again
+				markBuilt(path, sp, sha) // checked: the next sweep by this executable need not read them again
 			}
 			if sum.UpToDate {
 				if sha != s.SHA256 && lockErr == nil {
@@ -182,13 +188,9 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 					if err := concat(ctx, path, tb.runs, one, func(c chunk) string { return c.path }); err != nil {
 						return sum, err
 					}
-					markBuilt(path, sp)
+					markBuilt(path, sp, s.SHA256)
 				}
-				// A sweep killed between renaming the file into place and removing its progress leaves them behind.
-				if prog := progressDir(dir, o.Shard); lockErr == nil && exists(prog) {
-					return sum, os.RemoveAll(prog)
-				}
-				return sum, nil
+				return sum, removeProgress(dir, o.Shard, lockErr)
 			}
 		}
 		switch {
@@ -255,12 +257,22 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 			return sum, err
 		}
 	}
-	markBuilt(path, sp)
+	markBuilt(path, sp, s.SHA256)
 	if err := os.RemoveAll(prog); err != nil {
 		return sum, err
 	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
+}
+
+// removeProgress removes the progress directory of shard sh of the dataset in dir that a sweep killed between renaming
+// its files into place and removing its progress left behind, when this sweep holds the writer's lock (lockErr is
+// nil); an up-to-date dataset's sweep ends with it.
+func removeProgress(dir string, sh Shard, lockErr error) error {
+	if prog := progressDir(dir, sh); lockErr == nil && exists(prog) {
+		return os.RemoveAll(prog)
+	}
+	return nil
 }
 
 // specIntact reports whether the spec text a dataset's footer carries (metadata meta) still hashes to the SHA-256

@@ -115,29 +115,40 @@ func wantRerunRestoring(t *testing.T, s *experiments.Spec, dir, path string, wan
 	}
 }
 
-// The build mark spares an up-to-date sweep decoding the pages it wrote or checked itself (they were 1.4 ms of a
-// sweep with nothing to run), and only those bytes: damaged bytes that a mark claims as checked are trusted, which
-// shows that the decoding is skipped; without the mark they are decoded, found damaged and rerun; and a sweep that
-// decodes an up-to-date dataset it did not mark marks it.
+// The build mark spares an up-to-date sweep reading the footers and decoding the pages it wrote or checked itself
+// (they were 2.3 and 1.4 ms of a sweep with nothing to run), and only those bytes: damaged pages or footer that a
+// mark claims as checked for this spec are trusted, which shows that nothing is read (TestDamagedSpecTextInFooterReruns:
+// a mark for another spec spares the pages, not the footer); without the mark they are decoded, found damaged and
+// rerun; and a sweep that decodes an up-to-date dataset it did not mark marks it, for its spec.
 func TestBuildMarkSparesDecodingOnlyItsOwnBytes(t *testing.T) {
 	s, dir, path, want := sweptSmall(t)
 	mark := builtMark(path)
 	if mark == "" {
 		t.Skip("no user cache directory: no build mark")
 	}
-	damagePage(t, path)
-	markBuilt(path, "")
-	if sum, err := Run(context.Background(), s, Options{Dir: dir, Every: -1}); err != nil || !sum.UpToDate {
-		t.Fatalf("bytes the mark claims as checked: UpToDate %v, %v; want up to date without decoding", sum.UpToDate, err)
+	if spec, ok := markedBuilt(path, ""); !ok || spec != s.SHA256 {
+		t.Fatalf("after the sweep that wrote it, the mark gives spec %q, %v; want %s, true", spec, ok, s.SHA256)
 	}
+	for _, damage := range []func(){
+		func() { damagePage(t, path) },           // no page decoded
+		func() { damageSpecText(t, path, want) }, // no footer read
+	} {
+		damage()
+		markBuilt(path, "", s.SHA256)
+		if sum, err := Run(context.Background(), s, Options{Dir: dir, Every: -1}); err != nil || !sum.UpToDate {
+			t.Fatalf("bytes the mark claims as checked: UpToDate %v, %v; want up to date without reading them", sum.UpToDate, err)
+		}
+	}
+	os.WriteFile(path, want, 0o644)
+	damagePage(t, path)
 	os.Remove(mark)
 	wantRerunRestoring(t, s, dir, path, want, "is damaged") // without the mark: decoded, damaged, rerun
 	os.Remove(mark)
 	if sum, err := Run(context.Background(), s, Options{Dir: dir, Every: -1}); err != nil || !sum.UpToDate {
 		t.Fatalf("an intact dataset without a mark: UpToDate %v, %v; want up to date", sum.UpToDate, err)
 	}
-	if !markedBuilt(path, "") {
-		t.Error("a sweep that decoded an up-to-date dataset left no mark for the next")
+	if spec, ok := markedBuilt(path, ""); !ok || spec != s.SHA256 {
+		t.Errorf("a sweep that decoded an up-to-date dataset left the mark %q, %v for the next; want %s, true", spec, ok, s.SHA256)
 	}
 }
 
@@ -297,21 +308,29 @@ func TestInterruptedFinalWriteKeepsRuns(t *testing.T) {
 }
 
 // Damage inside the spec text that a dataset's footer carries, the footer still readable, is found (the pages'
-// checksums do not cover the footer) and the dataset rerun, whether or not the build mark claims the bytes.
+// checksums do not cover the footer) and the dataset rerun, even when the build mark says this executable checked
+// the damaged bytes (for the spec of another dataset): a mark spares the footer only for the spec it vouches for.
 func TestDamagedSpecTextInFooterReruns(t *testing.T) {
 	s, dir, path, want := sweptSmall(t)
+	damageSpecText(t, path, want)
+	markBuilt(path, "", strings.Repeat("0", 64))
+	wantRerunRestoring(t, s, dir, path, want, "does not hash to the SHA-256")
+}
+
+// damageSpecText rewrites the dataset file path, whose bytes are want, with one digit of the spec text in its footer
+// changed (smallSpec's seed = 11 becomes 19): the same length, the footer still readable, its SHA-256 check failing.
+func damageSpecText(t *testing.T, path string, want []byte) {
+	t.Helper()
 	i := bytes.LastIndex(want, []byte("seed = 11"))
 	if i < 0 {
 		t.Fatal("the footer does not hold the spec text")
 	}
 	bad := bytes.Clone(want)
-	bad[i+len("seed = 1")] = '9' // seed = 19: the same length, a readable footer
+	bad[i+len("seed = 1")] = '9'
 	os.WriteFile(path, bad, 0o644)
 	if _, _, err := results.ReadMeta(path); err != nil {
 		t.Fatalf("the footer must stay readable for this test: %v", err)
 	}
-	markBuilt(path, "")
-	wantRerunRestoring(t, s, dir, path, want, "does not hash to the SHA-256")
 }
 
 // A build mark that is not a regular file (a FIFO would block the read while the sweep holds the writer's lock, a
