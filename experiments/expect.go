@@ -191,6 +191,11 @@ func (d *decoder) expects(s *Spec, raw map[string]any) error {
 				e.Max = hi
 			}
 		}
+		if cols[j].Type == results.Bool {
+			if err := d.boolClaim(e, i, rels[0]); err != nil {
+				return err
+			}
+		}
 		if cr, present, err := d.integer(m, "expect", i, "claimed_runs"); err != nil {
 			return err
 		} else if present {
@@ -211,6 +216,32 @@ func (d *decoder) expects(s *Spec, raw map[string]any) error {
 		s.Expects = append(s.Expects, e)
 	}
 	return nil
+}
+
+// boolClaim refuses a claim e (the i-th [[expect]], relation key rel) on a boolean metric whose constant cannot be
+// met by, or cannot fail for, the value it is judged on: a fraction of runs in [0, 1] (pooled, or by point), or a
+// run's 0 or 1 (every or some replication). A fraction lies below b only if b > 0 and always does if b > 1; above b
+// only if b < 1 and always does if b < 0; it is approximately v only for v in [0, 1]; and one run's draw (in_law)
+// is 0 or 1. (Before, such claims were accepted: less_than = 2 on "unstable" passed whatever the runs did.)
+func (d *decoder) boolClaim(e claims.Expect, i int, rel string) error {
+	why := ""
+	switch {
+	case e.Relation == claims.LessThan && e.HasBound && !(e.Bound > 0 && e.Bound <= 1):
+		why = "need 0 < less_than ≤ 1"
+	case e.Relation == claims.GreaterThan && e.HasBound && !(e.Bound >= 0 && e.Bound < 1):
+		why = "need 0 ≤ greater_than < 1"
+	case e.Relation == claims.Approx && !(e.Value >= 0 && e.Value <= 1):
+		why = "need 0 ≤ approx ≤ 1"
+	case e.Relation == claims.InLaw && e.Value != 0 && e.Value != 1:
+		why = "a single run's draw of a boolean is 0 (false) or 1 (true)"
+	default:
+		return nil
+	}
+	v := e.Bound
+	if !e.HasBound {
+		v = e.Value
+	}
+	return d.errf("expect", i, rel, "%v: %s is true or false in each run, and a claim on it is on the fraction of runs where it is true, in [0, 1]: %s (a bound outside that range cannot fail, or cannot pass)", v, e.Metric, why)
 }
 
 // quantifier decodes an [[expect]]'s every = "point" | "replication" or some = ..., at most one of them.

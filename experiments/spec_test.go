@@ -194,6 +194,11 @@ func TestParseBadInput(t *testing.T) {
 		{name: "expect string bound", tail: expect + "metric = \"mean_sojourn\"\ngreater_than = \"abc\"\n", key: "expect[0].greater_than", line: 18, want: "expected a finite number (a constant bound)"},
 		{name: "expect list bound", tail: expect + "metric = \"mean_sojourn\"\nless_than = [1, 2]\n", key: "expect[0].less_than", line: 18, want: "got an array"},
 		{name: "expect infinite bound", tail: expect + "metric = \"mean_sojourn\"\nless_than = inf\n", key: "expect[0].less_than", line: 18, want: "finite number"},
+		{name: "expect bool bound above one", tail: expect + "metric = \"unstable\"\nless_than = 2\n", key: "expect[0].less_than", line: 18, want: "need 0 < less_than ≤ 1"},
+		{name: "expect bool bound at zero", tail: expect + "metric = \"unstable\"\nless_than = 0\n", key: "expect[0].less_than", line: 18, want: "fraction of runs where it is true"},
+		{name: "expect bool bound below zero", tail: expect + "metric = \"unstable\"\ngreater_than = -0.5\n", key: "expect[0].greater_than", line: 18, want: "need 0 ≤ greater_than < 1"},
+		{name: "expect bool approx above one", tail: expect + "metric = \"unstable\"\napprox = 1.5\ntol = 0.1\n", key: "expect[0].approx", line: 18, want: "need 0 ≤ approx ≤ 1"},
+		{name: "expect bool draw not 0 or 1", tail: expect + "metric = \"unstable\"\nin_law = 0.5\n", key: "expect[0].in_law", line: 18, want: "is 0 (false) or 1 (true)"},
 		{name: "expect bad theory column", tail: expect + "metric = \"mean_sojourn\"\ntheory = \"theory_queue_tail\"\n", key: "expect[0].theory", line: 18, want: "not a theory column matching mean_sojourn"},
 
 		// [[table]]: exactly one of columns + metric (by parameter) or metrics (by metric).
