@@ -123,7 +123,7 @@ func markFiles(path, spath string) string {
 			continue
 		}
 		fi, err := os.Stat(p)
-		if err != nil {
+		if err != nil || !fi.Mode().IsRegular() { // a pipe or a device would block the hash or never end it
 			return ""
 		}
 		sum := fileSHA256(p)

@@ -195,4 +195,43 @@ func TestUpToDateWhileLocked(t *testing.T) {
 	if _, err := Run(context.Background(), other, Options{Dir: dir, Every: -1}); !errors.Is(err, ErrLocked) {
 		t.Errorf("a rerun needed while locked: %v, want ErrLocked", err)
 	}
+	// A spec changed only in its text needs its metadata written into the dataset: that is a write too, refused, not
+	// "up to date" with the old spec's metadata (as a helper found).
+	retitled := mustParse(t, "description = \"retitled\"\n"+smallSpec)
+	if sum, err := Run(context.Background(), retitled, Options{Dir: dir, Every: -1}); !errors.Is(err, ErrLocked) || sum.UpToDate {
+		t.Errorf("a metadata update needed while locked: up to date %v, %v; want ErrLocked", sum.UpToDate, err)
+	}
+	if after := listing(t, dir); after != before {
+		t.Errorf("refused sweeps beside the lock's holder wrote:\n%s\nthen\n%s", before, after)
+	}
+}
+
+// A sweep that checks a dataset while another process holds the writer's lock marks nothing: that writer may rename
+// other bytes into place between the check and the mark's hashing, and the mark would pair this verdict with them
+// (a helper's race of two builds sharing a cache left a mark saying "complete dataset of seed 7" beside seed 8's
+// file, trusted from then on).
+func TestNoMarkWithoutTheLock(t *testing.T) {
+	s, dir, path, _ := sweptSmall(t)
+	mark := builtMark(path)
+	if mark == "" {
+		t.Skip("no user cache directory: no build mark")
+	}
+	os.Remove(mark)
+	lk, err := acquire(filepath.Join(dir, "small", lockName(Whole)), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := Run(context.Background(), s, Options{Dir: dir, Every: -1}); err != nil || !sum.UpToDate {
+		t.Fatalf("up to date while locked: up to date %v, %v; want up to date", sum.UpToDate, err)
+	}
+	if _, err := os.Lstat(mark); err == nil {
+		t.Error("a sweep without the writer's lock wrote a build mark")
+	}
+	lk.release()
+	if sum, err := Run(context.Background(), s, Options{Dir: dir, Every: -1}); err != nil || !sum.UpToDate {
+		t.Fatalf("up to date: up to date %v, %v", sum.UpToDate, err)
+	}
+	if spec, ok := markedBuilt(path, ""); !ok || spec != s.SHA256 {
+		t.Errorf("with the lock, the check left the mark %q, %v; want %s, true", spec, ok, s.SHA256)
+	}
 }

@@ -138,6 +138,19 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return sum, fmt.Errorf("%s is a directory: the dataset file cannot be written there", path)
 	}
+	// A named pipe, a device or a link to one where a table belongs is no dataset, and reading it would block or never
+	// end (a link to /dev/zero spun at full CPU, deaf to SIGTERM, as a helper found): it is replaced.
+	for _, p := range []string{path, spath} {
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && !fi.Mode().IsRegular() {
+			if lockErr != nil {
+				return sum, lockErr
+			}
+			fmt.Fprintf(o.Log, "sweep: %s: %s is not a regular file (%v): it will be replaced\n", s.Name, p, fi.Mode().Type())
+			if err := os.Remove(p); err != nil {
+				return sum, err
+			}
+		}
+	}
 	sp := "" // the time-series file, "" for a model without one
 	if tb.series != nil {
 		sp = spath
@@ -172,10 +185,19 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 				fmt.Fprintf(o.Log, "sweep: %s: %s is damaged (%v): rerunning\n", s.Name, spath, bad)
 			} else {
 				sum.UpToDate = true
-				markBuilt(path, sp, sha) // checked: the next sweep by this executable need not read them again
+				// Checked: the next sweep by this executable need not read them again. Only under the writer's lock:
+				// a writer renaming another dataset into place between this check and the mark's hashing would
+				// otherwise pair this verdict with its bytes (a helper's race of two builds sharing a cache did).
+				if lockErr == nil {
+					markBuilt(path, sp, sha)
+				}
+			}
+			if sum.UpToDate && sha != s.SHA256 && lockErr != nil {
+				// Its metadata must be brought up to this spec, a write, which the writer's lock refuses.
+				return Summary{Path: sum.Path, SeriesPath: sum.SeriesPath, Runs: sum.Runs}, lockErr
 			}
 			if sum.UpToDate {
-				if sha != s.SHA256 && lockErr == nil {
+				if sha != s.SHA256 {
 					// Only what does not determine the runs changed (figures, tables, claims, text): the rows stay,
 					// and the metadata is brought up to this spec, so the dataset is what a fresh sweep would write.
 					fmt.Fprintf(o.Log, "sweep: %s: the spec changed only in what does not determine its runs (figures, tables, claims, text): %s keeps its rows and takes the new spec's metadata, nothing re-simulated\n", s.Name, path)

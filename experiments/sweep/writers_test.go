@@ -363,3 +363,40 @@ func TestBuildMarkNotARegularFile(t *testing.T) {
 		t.Fatal("a FIFO as the build mark blocked the sweep for 30 s")
 	}
 }
+
+// A named pipe, or a link to /dev/zero, where the dataset file belongs is replaced by a rerun, with the build mark of
+// the dataset it replaced still in place: before, the mark's hashing of a link to /dev/zero spun for ever, deaf to
+// SIGTERM, and a pipe blocked the sweep in its open (found by a helper).
+func TestNonRegularDatasetReplaced(t *testing.T) {
+	for _, kind := range []string{"fifo", "/dev/zero"} {
+		s, dir, path, want := sweptSmall(t)
+		os.Remove(path)
+		if kind == "fifo" {
+			if err := syscall.Mkfifo(path, 0o644); err != nil {
+				t.Skip("no FIFO here:", err)
+			}
+		} else if err := os.Symlink("/dev/zero", path); err != nil {
+			t.Skip("no symlink here:", err)
+		}
+		var log bytes.Buffer
+		done := make(chan error, 1)
+		go func() {
+			sum, err := Run(context.Background(), s, Options{Dir: dir, Every: -1, Log: &log})
+			if err == nil && sum.UpToDate {
+				err = errors.New("up to date")
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err != nil || !strings.Contains(log.String(), "is not a regular file") {
+				t.Fatalf("%s as the dataset file: %v, log %q; want a rerun saying it is not a regular file", kind, err, log.String())
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s as the dataset file: the sweep still runs after 30 s", kind)
+		}
+		if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
+			t.Errorf("%s as the dataset file: the rerun did not restore the dataset", kind)
+		}
+	}
+}
