@@ -33,61 +33,79 @@ func place[T load](p *placer, bins []T, r *sim.Rand, from, to int64) int64 {
 	switch {
 	case p.scheme == greedy && p.d == 2 && p.replacement && !p.tieRandom && p.noise == 0:
 		// Seed 001's assign(bins, probes=2): two probes with replacement, strictly less replaces, first wins ties.
+		st := *r // drawn by value: the stream's state stays in registers (sim.Rand.Step); written back at each return
 		for i := from; i < to; i++ {
-			a, b := r.IntN2(n, n) // the first probe, then the second
+			var a, b int
+			st, a, b = st.StepIntN2(n, n) // the first probe, then the second
 			if bins[b] < bins[a] {
 				a = b
 			}
 			if bins[a] == top {
+				*r = st
 				return i
 			}
 			bins[a]++
 		}
+		*r = st
 		return to
 	case p.scheme == greedy && p.d == 1 && p.replacement && p.noise == 0:
 		// One probe: the ball goes where it lands (the general loop below draws the same one IntN per ball and, with
 		// one probe, never compares or breaks a tie: identical bins, without its per-probe branches).
+		st := *r
 		for i := from; i < to; i++ {
-			k := r.IntN(n)
+			var k int
+			st, k = st.StepIntN(n)
 			if bins[k] == top {
+				*r = st
 				return i
 			}
 			bins[k]++
 		}
+		*r = st
 		return to
 	case p.scheme == greedy && p.d == 3 && p.replacement && !p.tieRandom && p.noise == 0:
 		// Three probes with replacement, strictly less replaces, the first wins ties: the general loop's draws and
 		// choices (one IntN per probe, in order), without its per-probe branches.
+		st := *r
 		for i := from; i < to; i++ {
-			a := r.IntN(n)
-			if b := r.IntN(n); bins[b] < bins[a] {
+			var a, b, c int
+			st, a = st.StepIntN(n)
+			if st, b = st.StepIntN(n); bins[b] < bins[a] {
 				a = b
 			}
-			if c := r.IntN(n); bins[c] < bins[a] {
+			if st, c = st.StepIntN(n); bins[c] < bins[a] {
 				a = c
 			}
 			if bins[a] == top {
+				*r = st
 				return i
 			}
 			bins[a]++
 		}
+		*r = st
 		return to
 	case p.scheme == goLeft && !p.tieRandom && p.noise == 0:
 		// Always-go-left, ties to the leftmost group: the general loop's draws (one IntN per group, left to right)
 		// and choices, without its per-probe branches.
 		g := p.groups
+		st := *r
 		for i := from; i < to; i++ {
-			best := g[0] + r.IntN(g[1]-g[0])
+			var best, k int
+			st, best = st.StepIntN(g[1] - g[0])
+			best += g[0]
 			for j := 1; j < p.d; j++ {
-				if k := g[j] + r.IntN(g[j+1]-g[j]); bins[k] < bins[best] {
+				st, k = st.StepIntN(g[j+1] - g[j])
+				if k += g[j]; bins[k] < bins[best] {
 					best = k
 				}
 			}
 			if bins[best] == top {
+				*r = st
 				return i
 			}
 			bins[best]++
 		}
+		*r = st
 		return to
 	case p.scheme == threshold:
 		for i := from; i < to; i++ {

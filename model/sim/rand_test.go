@@ -185,3 +185,37 @@ func cellShare(i, k, n int) float64 {
 	first := func(i int) int { return (i*n + k - 1) / k } // the smallest v with v·k/n ≥ i
 	return float64(first(i+1)-first(i)) / float64(n)
 }
+
+// The by-value forms draw the same stream as the *Rand methods, slow paths included: n near 2^63 rejects about one
+// draw in four in IntN, and n, m near 2^32 about as often in IntN2.
+func TestStepMatchesPointerForms(t *testing.T) {
+	for _, n := range []int{1, 7, 1000, 1 << 40, 3 << 61} {
+		p, v := NewRand(5, 9), *NewRand(5, 9)
+		for i := range 20000 {
+			var k int
+			if v, k = v.StepIntN(n); k != p.IntN(n) {
+				t.Fatalf("n = %d, draw %d: StepIntN and IntN differ", n, i)
+			}
+			var u uint64
+			if v, u = v.Step(); u != p.Uint64() {
+				t.Fatalf("n = %d, draw %d: Step and Uint64 differ", n, i)
+			}
+		}
+		if v != *p {
+			t.Fatalf("n = %d: the states differ after the draws", n)
+		}
+	}
+	for _, nm := range [][2]int{{1, 1}, {1000, 10}, {3 << 30, 1 << 31}, {1<<32 - 1, 1<<32 - 3}} {
+		p, v := NewRand(5, 9), *NewRand(5, 9)
+		for i := range 20000 {
+			var a, b int
+			v, a, b = v.StepIntN2(nm[0], nm[1])
+			if pa, pb := p.IntN2(nm[0], nm[1]); a != pa || b != pb {
+				t.Fatalf("n, m = %v, draw %d: StepIntN2 and IntN2 differ", nm, i)
+			}
+		}
+		if v != *p {
+			t.Fatalf("n, m = %v: the states differ after the draws", nm)
+		}
+	}
+}
