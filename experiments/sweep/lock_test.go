@@ -211,11 +211,7 @@ func TestUpToDateWhileLocked(t *testing.T) {
 // (a helper's race of two builds sharing a cache left a mark saying "complete dataset of seed 7" beside seed 8's
 // file, trusted from then on).
 func TestNoMarkWithoutTheLock(t *testing.T) {
-	s, dir, path, _ := sweptSmall(t)
-	mark := builtMark(path)
-	if mark == "" {
-		t.Skip("no user cache directory: no build mark")
-	}
+	s, dir, path, _, mark := sweptMarked(t)
 	os.Remove(mark)
 	lk, err := acquire(filepath.Join(dir, "small", lockName(Whole)), "test")
 	if err != nil {

@@ -185,19 +185,13 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 				fmt.Fprintf(o.Log, "sweep: %s: %s is damaged (%v): rerunning\n", s.Name, spath, bad)
 			} else {
 				sum.UpToDate = true
-				// Checked: the next sweep by this executable need not read them again. Only under the writer's lock:
-				// a writer renaming another dataset into place between this check and the mark's hashing would
-				// otherwise pair this verdict with its bytes (a helper's race of two builds sharing a cache did).
-				if lockErr == nil {
-					markBuilt(path, sp, sha)
-				}
-			}
-			if sum.UpToDate && sha != s.SHA256 && lockErr != nil {
-				// Its metadata must be brought up to this spec, a write, which the writer's lock refuses.
-				return Summary{Path: sum.Path, SeriesPath: sum.SeriesPath, Runs: sum.Runs}, lockErr
 			}
 			if sum.UpToDate {
 				if sha != s.SHA256 {
+					if lockErr != nil { // its metadata must be brought up to this spec: a write, which the lock refuses
+						sum.UpToDate = false
+						return sum, lockErr
+					}
 					// Only what does not determine the runs changed (figures, tables, claims, text): the rows stay,
 					// and the metadata is brought up to this spec, so the dataset is what a fresh sweep would write.
 					fmt.Fprintf(o.Log, "sweep: %s: the spec changed only in what does not determine its runs (figures, tables, claims, text): %s keeps its rows and takes the new spec's metadata, nothing re-simulated\n", s.Name, path)
@@ -210,6 +204,12 @@ func Run(ctx context.Context, s *experiments.Spec, o Options) (Summary, error) {
 					if err := concat(ctx, path, tb.runs, one, func(c chunk) string { return c.path }); err != nil {
 						return sum, err
 					}
+				}
+				// Checked (or brought up to this spec): the next sweep by this executable need not read them again.
+				// Only under the writer's lock: a writer renaming another dataset into place between this check and
+				// the mark's hashing would otherwise pair this verdict with its bytes (a helper's race of two builds
+				// sharing a cache did).
+				if lockErr == nil {
 					markBuilt(path, sp, s.SHA256)
 				}
 				return sum, removeProgress(dir, o.Shard, lockErr)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,6 +72,39 @@ func sweptSmall(t *testing.T) (*experiments.Spec, string, string, []byte) {
 	return s, dir, path, b
 }
 
+// sweptMarked is sweptSmall for a test of the build mark, whose file it also returns; it skips the test where there
+// is no user cache directory, so no mark.
+func sweptMarked(t *testing.T) (s *experiments.Spec, dir, path string, want []byte, mark string) {
+	t.Helper()
+	s, dir, path, want = sweptSmall(t)
+	if mark = builtMark(path); mark == "" {
+		t.Skip("no user cache directory: no build mark")
+	}
+	return s, dir, path, want, mark
+}
+
+// runWithin sweeps s into dir, logging to log, and fails the test if the sweep has not returned after 30 s (blocked
+// on a pipe, or spinning on a device); what names the case.
+func runWithin(t *testing.T, s *experiments.Spec, dir string, log io.Writer, what string) (Summary, error) {
+	t.Helper()
+	type result struct {
+		sum Summary
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		sum, err := Run(context.Background(), s, Options{Dir: dir, Every: -1, Log: log})
+		done <- result{sum, err}
+	}()
+	select {
+	case r := <-done:
+		return r.sum, r.err
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s: the sweep still runs after 30 s", what)
+		return Summary{}, nil
+	}
+}
+
 // damagePage overwrites the first column chunk's page header (after the magic "PAR1") of the dataset file path, in
 // place and at the same size; its footer stays readable.
 func damagePage(t *testing.T, path string) {
@@ -121,11 +155,7 @@ func wantRerunRestoring(t *testing.T, s *experiments.Spec, dir, path string, wan
 // a mark for another spec spares the pages, not the footer); without the mark they are decoded, found damaged and
 // rerun; and a sweep that decodes an up-to-date dataset it did not mark marks it, for its spec.
 func TestBuildMarkSparesDecodingOnlyItsOwnBytes(t *testing.T) {
-	s, dir, path, want := sweptSmall(t)
-	mark := builtMark(path)
-	if mark == "" {
-		t.Skip("no user cache directory: no build mark")
-	}
+	s, dir, path, want, mark := sweptMarked(t)
 	if spec, ok := markedBuilt(path, ""); !ok || spec != s.SHA256 {
 		t.Fatalf("after the sweep that wrote it, the mark gives spec %q, %v; want %s, true", spec, ok, s.SHA256)
 	}
@@ -336,31 +366,14 @@ func damageSpecText(t *testing.T, path string, want []byte) {
 // A build mark that is not a regular file (a FIFO would block the read while the sweep holds the writer's lock, a
 // link to /dev/zero grow without bound) counts as no mark: the sweep decodes the dataset and finishes.
 func TestBuildMarkNotARegularFile(t *testing.T) {
-	s, dir, path, _ := sweptSmall(t)
-	mark := builtMark(path)
-	if mark == "" {
-		t.Skip("no user cache directory: no build mark")
-	}
+	s, dir, _, _, mark := sweptMarked(t)
 	os.Remove(mark)
 	if err := syscall.Mkfifo(mark, 0o644); err != nil {
 		t.Skip("no FIFO here:", err)
 	}
 	t.Cleanup(func() { os.Remove(mark) })
-	done := make(chan error, 1)
-	go func() {
-		sum, err := Run(context.Background(), s, Options{Dir: dir, Every: -1})
-		if err == nil && !sum.UpToDate {
-			err = errors.New("not up to date")
-		}
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("a FIFO as the build mark: %v, want up to date", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("a FIFO as the build mark blocked the sweep for 30 s")
+	if sum, err := runWithin(t, s, dir, io.Discard, "a FIFO as the build mark"); err != nil || !sum.UpToDate {
+		t.Errorf("a FIFO as the build mark: up to date %v, %v; want up to date", sum.UpToDate, err)
 	}
 }
 
@@ -379,21 +392,9 @@ func TestNonRegularDatasetReplaced(t *testing.T) {
 			t.Skip("no symlink here:", err)
 		}
 		var log bytes.Buffer
-		done := make(chan error, 1)
-		go func() {
-			sum, err := Run(context.Background(), s, Options{Dir: dir, Every: -1, Log: &log})
-			if err == nil && sum.UpToDate {
-				err = errors.New("up to date")
-			}
-			done <- err
-		}()
-		select {
-		case err := <-done:
-			if err != nil || !strings.Contains(log.String(), "is not a regular file") {
-				t.Fatalf("%s as the dataset file: %v, log %q; want a rerun saying it is not a regular file", kind, err, log.String())
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatalf("%s as the dataset file: the sweep still runs after 30 s", kind)
+		sum, err := runWithin(t, s, dir, &log, kind+" as the dataset file")
+		if err != nil || sum.UpToDate || !strings.Contains(log.String(), "is not a regular file") {
+			t.Fatalf("%s as the dataset file: up to date %v, %v, log %q; want a rerun saying it is not a regular file", kind, sum.UpToDate, err, log.String())
 		}
 		if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
 			t.Errorf("%s as the dataset file: the rerun did not restore the dataset", kind)
