@@ -5,18 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"syscall"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/schema"
 
-	"lbsweep/results/schema"
+	lbschema "lbsweep/results/schema"
 )
 
 // DefaultRowGroup is the number of rows per row group that Create uses when asked for rowGroup <= 0.
@@ -65,10 +67,16 @@ func RemoveTemps(path string) {
 // Writer streams rows into one Parquet file. It writes to TempName(PATH) and renames to PATH only in Close, so an
 // interrupted write never leaves a file that looks complete.
 //
-// Rows are appended straight into Arrow builders; every rowGroup rows they become one record, written at once as one
-// row group, so memory holds at most one row group and the row-group boundaries (and hence the file's bytes) depend
-// only on the rows, the columns, the metadata and rowGroup. Nothing in the file depends on the time, the host or the
-// path: the footer's created_by is the constant "parquet-go version V" of the arrow-go library.
+// Rows are appended to one buffer per column; every rowGroup rows they are written at once as one row group, so
+// memory holds at most one row group and the row-group boundaries (and hence the file's bytes) depend only on the
+// rows, the columns, the metadata and rowGroup. Nothing in the file depends on the time, the host or the path: the
+// footer's created_by is the constant "parquet-go version V" of the arrow-go library.
+//
+// The Writer drives arrow-go's column writers (parquet/file) directly, with the Parquet schema and the calls that
+// arrow-go's Arrow layer (pqarrow) makes for an Arrow record of these columns, so the bytes are those pqarrow writes
+// (TestWriterMatchesPqarrow). pqarrow itself is not linked: it imports arrow's Flight, and with it grpc and protobuf,
+// whose package initialisers cost every process that links them about 2.4·10^6 instructions and 6 MB of memory
+// before main, a quarter of a sweep that has nothing to run.
 //
 // A Writer is not safe for concurrent use.
 type Writer struct {
@@ -76,23 +84,63 @@ type Writer struct {
 	cols      []Column
 	rowGroup  int
 
-	f  *os.File
-	bw *bufio.Writer
-	fw *pqarrow.FileWriter
-	rb *array.RecordBuilder
+	f   *os.File
+	bw  *bufio.Writer
+	fw  *file.Writer
+	buf []columnBuffer // one per column: the pending rows' values
 
-	// Typed builders, one per column; only the one matching the column's Type is set.
-	ints   []*array.Int64Builder
-	floats []*array.Float64Builder
-	bools  []*array.BooleanBuilder
-	strs   []*array.StringBuilder
-	lists  []*array.ListBuilder
-	lvals  []*array.Float64Builder
-
-	pending int   // rows appended to the builders and not yet written
+	pending int   // rows appended to the buffers and not yet written
 	err     error // first error; the Writer is unusable after it
 	done    bool  // Close or Abort has run
 }
+
+// columnBuffer holds one column's pending values as an Arrow array of the column's type would: one slot per row,
+// nulls included (a zero value in the slot, a clear bit in valid), so that the Writer makes the column writer the
+// calls pqarrow makes for that array.
+type columnBuffer struct {
+	valid []byte  // validity bitmap, bit i for row i (least significant bit first)
+	nulls int     // rows with a clear bit
+	defs  []int16 // definition levels: one per row, or for a list one per element (one for a null or empty list)
+	reps  []int16 // repetition levels, lists only
+	i64   []int64
+	f64   []float64 // a Float64 column's slots, or a list's elements
+	bools []bool
+	data  []byte  // a String column's bytes, end to end
+	offs  []int32 // a String column's offsets into data: slot i is data[offs[i]:offs[i+1]]
+}
+
+// reset empties b for the next row group, keeping its memory.
+func (b *columnBuffer) reset() {
+	*b = columnBuffer{valid: b.valid[:0], defs: b.defs[:0], reps: b.reps[:0], i64: b.i64[:0], f64: b.f64[:0],
+		bools: b.bools[:0], data: b.data[:0], offs: b.offs[:0]}
+}
+
+// slot appends row's validity bit and, outside lists, its definition level (0 null, 1 present).
+func (b *columnBuffer) slot(row int, valid, list bool) {
+	if row%8 == 0 {
+		b.valid = append(b.valid, 0)
+	}
+	if valid {
+		b.valid[row/8] |= 1 << (row % 8)
+	} else {
+		b.nulls++
+	}
+	if !list {
+		d := int16(0)
+		if valid {
+			d = 1
+		}
+		b.defs = append(b.defs, d)
+	}
+}
+
+// Definition levels of a Float64List column, an optional list of optional doubles (three levels: the list, its
+// repeated group, the element).
+const (
+	listNull    = 0 // the cell is null
+	listEmpty   = 1 // the cell is an empty list
+	listElement = 3 // one (non-null) element; a Writer writes no null element
+)
 
 // sink hides the *bufio.Writer's (and so the file's) other methods from the parquet writer, which would otherwise
 // close an io.Closer itself; Close closes the file after fsync.
@@ -100,30 +148,37 @@ type sink struct{ w io.Writer }
 
 func (s sink) Write(p []byte) (int, error) { return s.w.Write(p) }
 
-// arrowType maps a column Type to its Arrow type.
-func arrowType(t Type) (arrow.DataType, error) {
-	switch t {
+// columnNode is the Parquet schema node of column c, as pqarrow makes it for a nullable Arrow field of the matching
+// type: INT64 with the logical type INT(64, signed), DOUBLE, BOOLEAN, BYTE_ARRAY with the logical type STRING, and for
+// Float64List the three-level LIST of optional DOUBLE elements named "element".
+func columnNode(c Column) (schema.Node, error) {
+	opt := parquet.Repetitions.Optional
+	switch c.Type {
 	case Int64:
-		return arrow.PrimitiveTypes.Int64, nil
+		return schema.NewPrimitiveNodeLogical(c.Name, opt, schema.NewIntLogicalType(64, true), parquet.Types.Int64, -1, -1)
 	case Float64:
-		return arrow.PrimitiveTypes.Float64, nil
+		return schema.NewPrimitiveNodeLogical(c.Name, opt, schema.NoLogicalType{}, parquet.Types.Double, -1, -1)
 	case Bool:
-		return arrow.FixedWidthTypes.Boolean, nil
+		return schema.NewPrimitiveNodeLogical(c.Name, opt, schema.NoLogicalType{}, parquet.Types.Boolean, -1, -1)
 	case String:
-		return arrow.BinaryTypes.String, nil
+		return schema.NewPrimitiveNodeLogical(c.Name, opt, schema.StringLogicalType{}, parquet.Types.ByteArray, -1, -1)
 	case Float64List:
-		return arrow.ListOf(arrow.PrimitiveTypes.Float64), nil
+		elem, err := schema.NewPrimitiveNodeLogical("element", opt, schema.NoLogicalType{}, parquet.Types.Double, -1, -1)
+		if err != nil {
+			return nil, err
+		}
+		return schema.ListOfWithName(c.Name, elem, opt, -1)
 	}
-	return nil, fmt.Errorf("invalid column type %d", uint8(t))
+	return nil, fmt.Errorf("invalid column type %d", uint8(c.Type))
 }
 
-// arrowSchema builds the Arrow schema of cols with file metadata meta (in order).
-func arrowSchema(cols []Column, meta []KV) (*arrow.Schema, error) {
+// parquetSchema builds the Parquet schema of cols under the root props names.
+func parquetSchema(cols []Column, props *parquet.WriterProperties) (*schema.GroupNode, error) {
 	if len(cols) == 0 {
 		return nil, errors.New("no columns")
 	}
 	seen := make(map[string]bool, len(cols))
-	fields := make([]arrow.Field, len(cols))
+	nodes := make(schema.FieldList, len(cols))
 	for i, c := range cols {
 		if c.Name == "" {
 			return nil, fmt.Errorf("column %d has no name", i)
@@ -132,29 +187,31 @@ func arrowSchema(cols []Column, meta []KV) (*arrow.Schema, error) {
 			return nil, fmt.Errorf("duplicate column %q", c.Name)
 		}
 		seen[c.Name] = true
-		t, err := arrowType(c.Type)
+		n, err := columnNode(c)
 		if err != nil {
 			return nil, fmt.Errorf("column %q: %w", c.Name, err)
 		}
-		fields[i] = arrow.Field{Name: c.Name, Type: t, Nullable: true}
+		nodes[i] = n
 	}
-	keys := make([]string, len(meta))
-	vals := make([]string, len(meta))
-	for i, kv := range meta {
-		keys[i], vals[i] = kv.Key, kv.Value
-	}
-	md := arrow.NewMetadata(keys, vals)
-	return arrow.NewSchema(fields, &md), nil
+	return schema.NewGroupNode(props.RootName(), props.RootRepetition(), nodes, -1)
 }
 
 // writerProperties are the Parquet writer settings. They are fixed so that files are reproducible: zstd at its
-// default level, dictionary encoding (the default) with plain fallback, statistics, one row group per record.
+// default level, dictionary encoding (the default), statistics, one row group per record.
+//
+// The dictionary has no size limit short of a page's (2 GiB), so a column chunk never falls back to plain encoding:
+// arrow-go v18.8.0 writes the page encoding statistics of a chunk whose data pages have two encodings in the order of
+// a Go map's iteration (parquet/metadata/column_chunk.go, ColumnChunkMetaDataBuilder.Finish), so the footer of a file
+// with a fallback differed from run to run (3 runs in 20 of a file with 1.6 MB of distinct strings in one row group,
+// TestWriterDeterministicPastTheDictionaryLimit). Below the library's default limit of 1 MB, where every committed
+// dataset's chunks are, the limit changes no byte.
 func writerProperties(rowGroup int, mem memory.Allocator) *parquet.WriterProperties {
 	return parquet.NewWriterProperties(
 		parquet.WithAllocator(mem),
 		parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithMaxRowGroupLength(int64(rowGroup)),
 		parquet.WithDictionaryDefault(true),
+		parquet.WithDictionaryPageSizeLimit(math.MaxInt32),
 		parquet.WithStats(true),
 	)
 }
@@ -168,9 +225,14 @@ func Create(path string, cols []Column, meta []KV, rowGroup int) (*Writer, error
 	if rowGroup <= 0 {
 		rowGroup = DefaultRowGroup
 	}
-	sc, err := arrowSchema(cols, meta)
+	props := writerProperties(rowGroup, memory.NewGoAllocator())
+	root, err := parquetSchema(cols, props)
 	if err != nil {
 		return nil, fmt.Errorf("results: %s: %w", path, err)
+	}
+	kv := make(metadata.KeyValueMetadata, 0, len(meta))
+	for _, m := range meta {
+		kv.Append(m.Key, m.Value)
 	}
 	w := &Writer{path: path, tmp: TempName(path), cols: append([]Column(nil), cols...), rowGroup: rowGroup}
 	f, err := os.Create(w.tmp)
@@ -179,36 +241,12 @@ func Create(path string, cols []Column, meta []KV, rowGroup int) (*Writer, error
 	}
 	w.f = f
 	w.bw = bufio.NewWriterSize(f, 1<<20)
-	mem := memory.NewGoAllocator()
-	w.fw, err = pqarrow.NewFileWriter(sc, sink{w.bw}, writerProperties(rowGroup, mem), pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem)))
+	w.fw, err = file.NewParquetWriterWithError(sink{w.bw}, root, file.WithWriterProps(props), file.WithWriteMetadata(kv))
 	if err != nil {
 		w.Abort()
 		return nil, fmt.Errorf("results: %s: %w", path, err)
 	}
-	w.rb = array.NewRecordBuilder(mem, sc)
-	n := len(cols)
-	w.ints = make([]*array.Int64Builder, n)
-	w.floats = make([]*array.Float64Builder, n)
-	w.bools = make([]*array.BooleanBuilder, n)
-	w.strs = make([]*array.StringBuilder, n)
-	w.lists = make([]*array.ListBuilder, n)
-	w.lvals = make([]*array.Float64Builder, n)
-	for i, c := range cols {
-		switch c.Type {
-		case Int64:
-			w.ints[i] = w.rb.Field(i).(*array.Int64Builder)
-		case Float64:
-			w.floats[i] = w.rb.Field(i).(*array.Float64Builder)
-		case Bool:
-			w.bools[i] = w.rb.Field(i).(*array.BooleanBuilder)
-		case String:
-			w.strs[i] = w.rb.Field(i).(*array.StringBuilder)
-		case Float64List:
-			w.lists[i] = w.rb.Field(i).(*array.ListBuilder)
-			w.lvals[i] = w.lists[i].ValueBuilder().(*array.Float64Builder)
-		}
-	}
-	w.rb.Reserve(rowGroup)
+	w.buf = make([]columnBuffer, len(cols))
 	return w, nil
 }
 
@@ -224,41 +262,48 @@ func (w *Writer) Write(r Row) error {
 	if w.err != nil {
 		return w.err
 	}
-	if err := schema.CheckRow(w.cols, r); err != nil {
+	if err := lbschema.CheckRow(w.cols, r); err != nil {
 		return fmt.Errorf("results: %s: %w", w.path, err)
 	}
+	row := w.pending
 	for i, c := range r {
-		switch w.cols[i].Type {
+		b := &w.buf[i]
+		typ := w.cols[i].Type
+		b.slot(row, c.Valid, typ == Float64List)
+		switch typ {
 		case Int64:
-			if c.Valid {
-				w.ints[i].Append(c.I)
-			} else {
-				w.ints[i].AppendNull()
-			}
+			b.i64 = append(b.i64, c.I)
 		case Float64:
-			if c.Valid {
-				w.floats[i].Append(c.F)
-			} else {
-				w.floats[i].AppendNull()
-			}
+			b.f64 = append(b.f64, c.F)
 		case Bool:
-			if c.Valid {
-				w.bools[i].Append(c.B)
-			} else {
-				w.bools[i].AppendNull()
-			}
+			b.bools = append(b.bools, c.B)
 		case String:
-			if c.Valid {
-				w.strs[i].Append(c.S)
-			} else {
-				w.strs[i].AppendNull()
+			if len(b.offs) == 0 {
+				b.offs = append(b.offs, 0)
 			}
-		case Float64List:
 			if c.Valid {
-				w.lists[i].Append(true)
-				w.lvals[i].AppendValues(c.L, nil)
-			} else {
-				w.lists[i].AppendNull()
+				if len(b.data)+len(c.S) > math.MaxInt32 {
+					w.err = fmt.Errorf("results: %s: column %q: more than 2 GiB of strings in one row group", w.path, w.cols[i].Name)
+					return w.err
+				}
+				b.data = append(b.data, c.S...)
+			}
+			b.offs = append(b.offs, int32(len(b.data)))
+		case Float64List:
+			switch {
+			case !c.Valid:
+				b.defs, b.reps = append(b.defs, listNull), append(b.reps, 0)
+			case len(c.L) == 0:
+				b.defs, b.reps = append(b.defs, listEmpty), append(b.reps, 0)
+			default:
+				for j, v := range c.L {
+					rep := int16(1)
+					if j == 0 {
+						rep = 0
+					}
+					b.defs, b.reps = append(b.defs, listElement), append(b.reps, rep)
+					b.f64 = append(b.f64, v)
+				}
 			}
 		}
 	}
@@ -274,14 +319,86 @@ func (w *Writer) flush() error {
 	if w.pending == 0 {
 		return nil
 	}
-	rec := w.rb.NewRecordBatch()
-	defer rec.Release()
 	w.pending = 0
-	if err := w.fw.Write(rec); err != nil {
+	if err := w.writeGroup(); err != nil {
 		w.err = fmt.Errorf("results: %s: writing row group: %w", w.path, err)
 		return w.err
 	}
+	for i := range w.buf {
+		w.buf[i].reset()
+	}
 	return nil
+}
+
+// writeGroup writes the buffers as one row group, each column with the calls pqarrow makes for its Arrow array
+// (arrow-go v18.8.0, parquet/pqarrow/encode_arrow.go, WriteArrowToColumn): always the spaced form, a slot per row.
+// A column with a null slot passes its validity bitmap. A column without one, and every list (whose elements are
+// never null), passes none and gives the column writer a bitmap buffer of its own, which it fills from the
+// definition levels: pqarrow's "maybe parent nulls" case, taken because the Arrow leaf array has no nulls.
+//
+// One consequence is pqarrow's, kept for the bytes' sake: in that case the column writer counts a null or empty list
+// as a null slot of the elements' statistics, so a list column's chunk whose null and empty lists are at least as
+// many as its elements is written without min and max (they are optional in Parquet; readers lose only pruning).
+func (w *Writer) writeGroup() (err error) {
+	defer corrupt(&err) // the column writers panic on some failures of the sink
+	rgw, err := w.fw.AppendRowGroupChecked()
+	if err != nil {
+		return err
+	}
+	for i := range w.cols {
+		cw, err := rgw.NextColumn()
+		if err != nil {
+			return err
+		}
+		b := &w.buf[i]
+		var valid []byte
+		if b.nulls > 0 && w.cols[i].Type != Float64List {
+			valid = b.valid
+		} else {
+			bits := memory.NewResizableBuffer(cw.Properties().Allocator())
+			bits.Resize(int(bitutil.BytesForBits(cw.Properties().WriteBatchSize())))
+			cw.SetBitsBuffer(bits)
+		}
+		var reps []int16
+		if w.cols[i].Type == Float64List {
+			reps = b.reps
+		}
+		switch cw := cw.(type) {
+		case *file.Int64ColumnChunkWriter:
+			_, err = cw.WriteBatchSpacedWithError(b.i64, b.defs, reps, valid, 0)
+		case *file.Float64ColumnChunkWriter:
+			_, err = cw.WriteBatchSpacedWithError(b.f64, b.defs, reps, valid, 0)
+		case *file.BooleanColumnChunkWriter:
+			_, err = cw.WriteBatchSpacedWithError(b.bools, b.defs, reps, valid, 0)
+		case *file.ByteArrayColumnChunkWriter:
+			err = writeStrings(cw, b, valid)
+		default:
+			err = fmt.Errorf("unexpected column writer %T", cw)
+		}
+		if err != nil {
+			return fmt.Errorf("column %q: %w", w.cols[i].Name, err)
+		}
+	}
+	return rgw.Close()
+}
+
+// writeStrings writes a String column's buffer as pqarrow writes an Arrow string array: through the Arrow offsets when
+// the column's encoder takes them, else as byte-array values.
+func writeStrings(cw *file.ByteArrayColumnChunkWriter, b *columnBuffer, valid []byte) (err error) {
+	data := b.data
+	if data == nil {
+		data = []byte{}
+	}
+	if cw.SupportsArrowOffsets() {
+		_, err = cw.WriteBatchSpacedArrow(data, b.offs, b.defs, nil, valid, 0)
+		return err
+	}
+	vals := make([]parquet.ByteArray, len(b.offs)-1)
+	for j := range vals {
+		vals[j] = parquet.ByteArray(data[b.offs[j]:b.offs[j+1]])
+	}
+	_, err = cw.WriteBatchSpacedWithError(vals, b.defs, nil, valid, 0)
+	return err
 }
 
 // Close writes the pending rows and the footer, flushes and fsyncs the file, closes it and renames it from
@@ -347,12 +464,7 @@ func (w *Writer) Abort() {
 // release marks the Writer done and drops its buffers.
 func (w *Writer) release() {
 	w.done = true
-	if w.rb != nil {
-		w.rb.Release()
-		w.rb = nil
-	}
-	w.fw, w.bw, w.f = nil, nil, nil
-	w.ints, w.floats, w.bools, w.strs, w.lists, w.lvals = nil, nil, nil, nil, nil, nil
+	w.fw, w.bw, w.f, w.buf = nil, nil, nil, nil
 }
 
 // syncDir fsyncs a directory so that a rename in it is durable. It is best effort: some file systems refuse to

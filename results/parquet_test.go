@@ -11,9 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 )
 
@@ -664,70 +661,4 @@ func BenchmarkWrite(b *testing.B) {
 	}
 	b.ReportMetric(float64(nrows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 	b.ReportMetric(float64(size)/nrows, "file-B/row")
-}
-
-// TestReadChunkOtherEncodings covers array kinds that other writers (or other read settings) produce: dictionary and
-// large strings, large lists, null list elements.
-func TestReadChunkOtherEncodings(t *testing.T) {
-	mem := memory.NewGoAllocator()
-
-	db := array.NewDictionaryBuilder(mem, &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}).(*array.BinaryDictionaryBuilder)
-	defer db.Release()
-	_ = db.AppendString("b")
-	db.AppendNull()
-	_ = db.AppendString("a")
-	_ = db.AppendString("b")
-	dict := db.NewArray()
-	defer dict.Release()
-
-	lsb := array.NewLargeStringBuilder(mem)
-	defer lsb.Release()
-	lsb.AppendValues([]string{"x", "", "z", "w"}, []bool{true, true, false, true})
-	ls := lsb.NewArray()
-	defer ls.Release()
-
-	llb := array.NewLargeListBuilder(mem, arrow.PrimitiveTypes.Float64)
-	defer llb.Release()
-	vb := llb.ValueBuilder().(*array.Float64Builder)
-	llb.Append(true)
-	vb.AppendValues([]float64{1, 2}, []bool{true, false})
-	llb.AppendNull()
-	llb.Append(true)
-	llb.Append(true)
-	vb.Append(3)
-	ll := llb.NewArray()
-	defer ll.Release()
-
-	for _, tc := range []struct {
-		a    arrow.Array
-		typ  Type
-		want []Cell
-	}{
-		{dict, String, []Cell{Str("b"), Null(), Str("a"), Str("b")}},
-		{ls, String, []Cell{Str("x"), Str(""), Null(), Str("w")}},
-		{ll, Float64List, []Cell{List([]float64{1, math.NaN()}), Null(), List(nil), List([]float64{3})}},
-	} {
-		typ, err := columnType(tc.a.DataType())
-		if err != nil || typ != tc.typ {
-			t.Errorf("%s: type %v, %v; want %v", tc.a.DataType(), typ, err, tc.typ)
-		}
-		rows := make([]Row, tc.a.Len())
-		for i := range rows {
-			rows[i] = make(Row, 2)
-		}
-		if err := readChunk(tc.a, rows, 1); err != nil {
-			t.Fatal(err)
-		}
-		for i, w := range tc.want {
-			if err := checkCell(tc.typ, rows[i][1], w); err != nil {
-				t.Errorf("%s row %d: %v", tc.a.DataType(), i, err)
-			}
-		}
-	}
-	if _, err := columnType(arrow.PrimitiveTypes.Int32); err == nil {
-		t.Error("int32 accepted")
-	}
-	if _, err := columnType(arrow.ListOf(arrow.PrimitiveTypes.Int64)); err == nil {
-		t.Error("list<int64> accepted")
-	}
 }

@@ -1,18 +1,16 @@
 package results
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/schema"
 )
 
 // Table is a dataset read back into memory (for plotting and claim checks; results are small aggregates compared to
@@ -254,7 +252,8 @@ func checkChunks(rdr *file.Reader) error {
 func scan(path string, fn func(meta []KV, cols []Column, rows []Row) error, byGroup bool) error {
 	var rdr *file.Reader
 	var meta []KV
-	var fr *pqarrow.FileReader
+	var cols []Column
+	var how []fileColumn
 	open := func() (err error) {
 		defer corrupt(&err)
 		if rdr, err = file.OpenParquetFile(path, false); err != nil {
@@ -264,7 +263,7 @@ func scan(path string, fn func(meta []KV, cols []Column, rows []Row) error, byGr
 			return err
 		}
 		meta = metaOf(rdr)
-		fr, err = pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, memory.NewGoAllocator())
+		cols, how, err = fileColumns(rdr.MetaData().Schema)
 		return err
 	}
 	err := open()
@@ -274,173 +273,314 @@ func scan(path string, fn func(meta []KV, cols []Column, rows []Row) error, byGr
 	if err != nil {
 		return err
 	}
-	load := func(groups []int) (cols []Column, rows []Row, err error) {
+	var dec decoder
+	load := func(g int) (rows []Row, err error) {
 		defer corrupt(&err)
-		var tbl arrow.Table
-		if groups == nil {
-			tbl, err = fr.ReadTable(context.Background())
-		} else {
-			all := make([]int, rdr.MetaData().Schema.NumColumns()) // nil would read no column at all
-			for i := range all {
-				all[i] = i
-			}
-			tbl, err = fr.ReadRowGroups(context.Background(), all, groups)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		defer tbl.Release()
-		return tableRows(tbl)
+		return dec.group(rdr.RowGroup(g), cols, how, true)
 	}
-	read := func(groups []int) error {
-		cols, rows, err := load(groups)
-		if err != nil {
-			return err
+	if !byGroup {
+		var rows []Row
+		for g := range rdr.NumRowGroups() {
+			group, err := load(g)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, group...)
 		}
 		return fn(meta, cols, rows)
 	}
-	if !byGroup || rdr.NumRowGroups() == 0 {
-		return read(nil)
+	if rdr.NumRowGroups() == 0 {
+		return fn(meta, cols, nil)
 	}
 	for g := range rdr.NumRowGroups() {
-		if err := read([]int{g}); err != nil {
+		rows, err := load(g)
+		if err != nil {
+			return err
+		}
+		if err := fn(meta, cols, rows); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// tableRows converts an Arrow table of a Writer's column types into columns and rows.
-func tableRows(tbl arrow.Table) ([]Column, []Row, error) {
-	sc := tbl.Schema()
-	cols := make([]Column, sc.NumFields())
-	for i, f := range sc.Fields() {
-		typ, err := columnType(f.Type)
+// fileColumn is how one column of a file is read: its Type, the definition level of a present value (maxDef), and for
+// a list the level of an empty one (listDef; below it the list is null).
+type fileColumn struct {
+	typ             Type
+	maxDef, listDef int16
+}
+
+// fileColumns maps a file's Parquet schema to columns: each field of the root must be one of the kinds a Writer
+// writes, optional or required: INT64 (no logical type, or INT(64, signed)), DOUBLE, BOOLEAN, BYTE_ARRAY with the
+// logical type STRING, and a LIST of DOUBLE (three-level, or the two-level form with a repeated DOUBLE). Any other
+// field is an error naming it. These are the types pqarrow maps to Arrow int64, float64, bool, string and list of
+// float64, which the reader accepted when it read through pqarrow.
+func fileColumns(sc *schema.Schema) ([]Column, []fileColumn, error) {
+	root := sc.Root()
+	cols := make([]Column, root.NumFields())
+	how := make([]fileColumn, root.NumFields())
+	for i := range cols {
+		n := root.Field(i)
+		typ, elem, err := nodeType(n)
 		if err != nil {
-			return nil, nil, fmt.Errorf("column %q: %w", f.Name, err)
+			return nil, nil, fmt.Errorf("column %q: %w", n.Name(), err)
 		}
-		cols[i] = Column{Name: f.Name, Type: typ}
-	}
-	nrows, ncols := int(tbl.NumRows()), len(cols)
-	cells := make([]Cell, nrows*ncols)
-	rows := make([]Row, nrows)
-	for r := range rows {
-		rows[r] = cells[r*ncols : (r+1)*ncols : (r+1)*ncols]
-	}
-	for c := 0; c < ncols; c++ {
-		r := 0
-		for _, chunk := range tbl.Column(c).Data().Chunks() {
-			if r+chunk.Len() > nrows {
-				return nil, nil, fmt.Errorf("column %q has more than %d rows", cols[c].Name, nrows)
+		if sc.NumColumns() <= i || sc.Column(i).SchemaNode() != elem { // a field of one leaf each, in order
+			return nil, nil, fmt.Errorf("column %q: unsupported layout of the schema's leaves", n.Name())
+		}
+		cols[i] = Column{Name: n.Name(), Type: typ}
+		how[i] = fileColumn{typ: typ, maxDef: sc.Column(i).MaxDefinitionLevel()}
+		if typ == Float64List {
+			how[i].listDef = how[i].maxDef - 1 // the repeated level
+			if elem.RepetitionType() == parquet.Repetitions.Optional {
+				how[i].listDef--
 			}
-			if err := readChunk(chunk, rows[r:r+chunk.Len()], c); err != nil {
-				return nil, nil, fmt.Errorf("column %q: %w", cols[c].Name, err)
-			}
-			r += chunk.Len()
-		}
-		if r != nrows {
-			return nil, nil, fmt.Errorf("column %q has %d rows, want %d", cols[c].Name, r, nrows)
 		}
 	}
-	return cols, rows, nil
+	if sc.NumColumns() != len(cols) {
+		return nil, nil, fmt.Errorf("%d leaf columns under %d fields", sc.NumColumns(), len(cols))
+	}
+	return cols, how, nil
 }
 
-// columnType maps an Arrow type read from a file to a column Type.
-func columnType(dt arrow.DataType) (Type, error) {
-	switch dt.ID() {
-	case arrow.INT64:
-		return Int64, nil
-	case arrow.FLOAT64:
-		return Float64, nil
-	case arrow.BOOL:
-		return Bool, nil
-	case arrow.STRING, arrow.LARGE_STRING:
-		return String, nil
-	case arrow.DICTIONARY:
-		switch dt.(*arrow.DictionaryType).ValueType.ID() {
-		case arrow.STRING, arrow.LARGE_STRING:
-			return String, nil
+// nodeType is the column Type of field n and the leaf node its values are in, or an error saying why n is not a
+// column a Writer writes.
+func nodeType(n schema.Node) (Type, schema.Node, error) {
+	if n.RepetitionType() == parquet.Repetitions.Repeated {
+		return 0, nil, errors.New("unsupported repeated field")
+	}
+	if g, ok := n.(*schema.GroupNode); ok {
+		if _, list := g.LogicalType().(schema.ListLogicalType); !list || g.NumFields() != 1 {
+			return 0, nil, fmt.Errorf("unsupported group %s", g.LogicalType())
 		}
-	case arrow.LIST, arrow.LARGE_LIST:
-		if dt.(arrow.ListLikeType).Elem().ID() == arrow.FLOAT64 {
-			return Float64List, nil
+		rep := g.Field(0)
+		if rep.RepetitionType() != parquet.Repetitions.Repeated {
+			return 0, nil, errors.New("unsupported list without a repeated field")
+		}
+		elem := rep
+		if rg, ok := rep.(*schema.GroupNode); ok {
+			if rg.NumFields() != 1 || rg.Field(0).RepetitionType() == parquet.Repetitions.Repeated {
+				return 0, nil, errors.New("unsupported list of groups")
+			}
+			elem = rg.Field(0)
+		}
+		p, ok := elem.(*schema.PrimitiveNode)
+		if !ok || p.PhysicalType() != parquet.Types.Double || !noLogicalType(p.LogicalType()) {
+			return 0, nil, fmt.Errorf("unsupported list of %s", nodeName(elem))
+		}
+		return Float64List, elem, nil
+	}
+	p := n.(*schema.PrimitiveNode)
+	lt := p.LogicalType()
+	switch p.PhysicalType() {
+	case parquet.Types.Int64:
+		if i, ok := lt.(schema.IntLogicalType); noLogicalType(lt) || ok && i.BitWidth() == 64 && i.IsSigned() {
+			return Int64, p, nil
+		}
+	case parquet.Types.Double:
+		if noLogicalType(lt) {
+			return Float64, p, nil
+		}
+	case parquet.Types.Boolean:
+		if noLogicalType(lt) {
+			return Bool, p, nil
+		}
+	case parquet.Types.ByteArray:
+		if _, ok := lt.(schema.StringLogicalType); ok {
+			return String, p, nil
 		}
 	}
-	return 0, fmt.Errorf("unsupported type %s", dt)
+	return 0, nil, fmt.Errorf("unsupported type %s", nodeName(p))
 }
 
-// stringer is what *array.String and *array.LargeString have in common.
-type stringer interface {
-	arrow.Array
-	Value(int) string
+// noLogicalType reports whether lt annotates nothing.
+func noLogicalType(lt schema.LogicalType) bool {
+	if lt == nil {
+		return true
+	}
+	_, none := lt.(schema.NoLogicalType)
+	return none
 }
 
-// readChunk stores the values of one column chunk into cell c of rows (len(rows) == a.Len()).
-func readChunk(a arrow.Array, rows []Row, c int) error {
-	switch a := a.(type) {
-	case *array.Int64:
-		for i := range rows {
-			if a.IsValid(i) {
-				rows[i][c] = Int(a.Value(i))
+// nodeName names a node's type for an error: its physical type and logical type (if any), or "group".
+func nodeName(n schema.Node) string {
+	p, ok := n.(*schema.PrimitiveNode)
+	if !ok {
+		return "group"
+	}
+	if noLogicalType(p.LogicalType()) {
+		return strings.ToLower(p.PhysicalType().String())
+	}
+	return fmt.Sprintf("%s (%s)", strings.ToLower(p.PhysicalType().String()), p.LogicalType())
+}
+
+// decodeBatch is the number of levels a decoder reads at a time into its reused buffers.
+const decodeBatch = 4096
+
+// decoder reads column chunks through buffers it reuses, one per physical type.
+type decoder struct {
+	defs, reps [decodeBatch]int16
+	i64        [decodeBatch]int64
+	f64        [decodeBatch]float64
+	bools      [decodeBatch]bool
+	bytes      [decodeBatch]parquet.ByteArray
+}
+
+// group reads row group rg of a file of columns cols (read as how says) and returns its rows, or with keep false only
+// checks that every value decodes, that the levels are well formed and that each column has the row group's row count
+// (and returns no rows). The first column makes the rows as it finds them, in blocks of up to decodeBatch rows, so
+// memory follows the rows the pages hold, not the count the footer claims.
+func (d *decoder) group(rg *file.RowGroupReader, cols []Column, how []fileColumn, keep bool) ([]Row, error) {
+	nrows := rg.NumRows()
+	if rg.NumColumns() != len(cols) {
+		return nil, fmt.Errorf("a row group of %d columns, the schema has %d", rg.NumColumns(), len(cols))
+	}
+	t := rowMaker{ncols: len(cols), nrows: nrows, keep: keep}
+	for c := range cols {
+		cr, err := rg.Column(c)
+		if err != nil {
+			return nil, err
+		}
+		t.col = c
+		n, err := d.column(cr, how[c], &t)
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %w", cols[c].Name, err)
+		}
+		if n != nrows {
+			return nil, fmt.Errorf("column %q has %d rows in a row group of %d", cols[c].Name, n, nrows)
+		}
+	}
+	return t.rows, nil
+}
+
+// rowMaker holds the rows of the row group being read and the column being filled.
+type rowMaker struct {
+	ncols, col int
+	nrows      int64 // the row group's row count, from the footer
+	keep       bool  // false: count rows, make none
+	rows       []Row
+	block      []Cell // cells not yet given to a row
+}
+
+// row returns the cell of row r (0-based, r < nrows) in the current column, making the row if the first column has
+// just found it.
+func (t *rowMaker) row(r int64) (*Cell, error) {
+	if int(r) == len(t.rows) {
+		if t.col > 0 {
+			return nil, fmt.Errorf("more rows than the first column's %d", len(t.rows))
+		}
+		if len(t.block) == 0 {
+			t.block = make([]Cell, min(t.nrows-r, decodeBatch)*int64(t.ncols))
+		}
+		t.rows = append(t.rows, t.block[:t.ncols:t.ncols])
+		t.block = t.block[t.ncols:]
+	}
+	return &t.rows[r][t.col], nil
+}
+
+// column decodes column chunk cr into the rows of t and returns its row count. It stops with an error at the first row
+// beyond the row group's, so a page that claims more levels than its row group has rows costs nothing.
+func (d *decoder) column(cr file.ColumnChunkReader, how fileColumn, t *rowMaker) (int64, error) {
+	list := how.typ == Float64List
+	var rows int64
+	var cell *Cell  // the current row's, with t.keep
+	inList := false // the current row's list has an element: a level with repetition 1 may follow
+	for cr.HasNext() {
+		var n int64
+		var m int
+		var err error
+		switch r := cr.(type) {
+		case *file.Int64ColumnChunkReader:
+			n, m, err = r.ReadBatch(decodeBatch, d.i64[:], d.defs[:], d.reps[:])
+		case *file.Float64ColumnChunkReader:
+			n, m, err = r.ReadBatch(decodeBatch, d.f64[:], d.defs[:], d.reps[:])
+		case *file.BooleanColumnChunkReader:
+			n, m, err = r.ReadBatch(decodeBatch, d.bools[:], d.defs[:], d.reps[:])
+		case *file.ByteArrayColumnChunkReader:
+			n, m, err = r.ReadBatch(decodeBatch, d.bytes[:], d.defs[:], d.reps[:])
+		default:
+			return 0, fmt.Errorf("unsupported physical type %s", cr.Type())
+		}
+		if err != nil {
+			return 0, err
+		}
+		if n == 0 { // HasNext promised values the pages do not hold
+			return 0, fmt.Errorf("no values read at row %d", rows)
+		}
+		if how.maxDef == 0 { // a required column: the reader fills no definition levels
+			for k := range n {
+				d.defs[k] = 0
 			}
 		}
-	case *array.Float64:
-		for i := range rows {
-			if a.IsValid(i) {
-				rows[i][c] = Float(a.Value(i))
+		j := 0 // next value
+		for k := range n {
+			def := d.defs[k]
+			if def > how.maxDef || def < 0 {
+				return 0, fmt.Errorf("definition level %d above the column's %d", def, how.maxDef)
 			}
-		}
-	case *array.Boolean:
-		for i := range rows {
-			if a.IsValid(i) {
-				rows[i][c] = Boolean(a.Value(i))
+			present := def == how.maxDef
+			if present && j >= m {
+				return 0, fmt.Errorf("fewer values than present levels at row %d", rows)
 			}
-		}
-	case *array.String:
-		for i := range rows {
-			if a.IsValid(i) {
-				rows[i][c] = Str(a.Value(i))
+			if !list || d.reps[k] == 0 { // a new row
+				if rows == t.nrows {
+					return 0, fmt.Errorf("more rows than the row group's %d", t.nrows)
+				}
+				if t.keep {
+					if cell, err = t.row(rows); err != nil {
+						return 0, err
+					}
+				}
+				rows++
 			}
-		}
-	case *array.LargeString:
-		for i := range rows {
-			if a.IsValid(i) {
-				rows[i][c] = Str(a.Value(i))
-			}
-		}
-	case *array.Dictionary:
-		dict, ok := a.Dictionary().(stringer)
-		if !ok {
-			return fmt.Errorf("unsupported dictionary of %s", a.Dictionary().DataType())
-		}
-		for i := range rows {
-			if a.IsValid(i) {
-				rows[i][c] = Str(dict.Value(a.GetValueIndex(i)))
-			}
-		}
-	case array.ListLike:
-		vals, ok := a.ListValues().(*array.Float64)
-		if !ok {
-			return fmt.Errorf("unsupported list of %s", a.ListValues().DataType())
-		}
-		for i := range rows {
-			if !a.IsValid(i) {
+			if list {
+				if d.reps[k] == 0 {
+					inList = def > how.listDef
+					switch {
+					case def < how.listDef:
+						continue // a null list
+					case def == how.listDef:
+						if t.keep {
+							*cell = List([]float64{})
+						}
+						continue
+					case t.keep:
+						*cell = List(nil)
+					}
+				} else if !inList || def <= how.listDef {
+					return 0, fmt.Errorf("a list element that starts no list at row %d", rows)
+				}
+				v := math.NaN() // a null element
+				if present {
+					v = d.f64[j]
+					j++
+				}
+				if t.keep {
+					cell.L = append(cell.L, v)
+				}
 				continue
 			}
-			start, end := a.ValueOffsets(i)
-			l := make([]float64, end-start)
-			for j := range l {
-				k := int(start) + j
-				if vals.IsValid(k) {
-					l[j] = vals.Value(k)
-				} else {
-					l[j] = math.NaN()
+			if !present {
+				continue // a null cell
+			}
+			if t.keep {
+				switch how.typ {
+				case Int64:
+					*cell = Int(d.i64[j])
+				case Float64:
+					*cell = Float(d.f64[j])
+				case Bool:
+					*cell = Boolean(d.bools[j])
+				case String:
+					*cell = Str(string(d.bytes[j]))
 				}
 			}
-			rows[i][c] = List(l)
+			j++
 		}
-	default:
-		return fmt.Errorf("unsupported array type %s", a.DataType())
+		if j != m {
+			return 0, fmt.Errorf("%d values for %d present levels at row %d", m, j, rows)
+		}
 	}
-	return nil
+	return rows, cr.Err()
 }
