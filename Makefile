@@ -23,7 +23,7 @@ figures: $(DATA) bin/plot bin/sweep
 	bin/sweep check -results $(RESULTS) $(SPECS)
 
 bin/sweep bin/plot &: $(GOFILES)
-	$(GO) build -buildvcs=auto -o bin/ ./cmd/sweep ./cmd/plot
+	CGO_ENABLED=0 $(GO) build -buildvcs=auto -o bin/ ./cmd/sweep ./cmd/plot
 
 $(RESULTS)/%/runs.parquet: experiments/%.toml bin/sweep
 	bin/sweep -o $(RESULTS) $<

@@ -21,10 +21,11 @@ trap 'rm -rf "$work"; [ -z "${hog:-}" ] || kill "$hog" 2>/dev/null || true' EXIT
 cp -r "$anchors"/. "$work/anchors"
 chmod -R u+w "$work/anchors"
 make -s -C "$work/anchors" supermarket bins >/dev/null
-# With cmd/sweep/default.pgo and the VCS stamp, as make builds bin/sweep (without the stamp every sweep reruns).
-go build -buildvcs=auto -o "$work/sweep" ./cmd/sweep
+# With cmd/sweep/default.pgo, the VCS stamp and without cgo, as make builds bin/sweep (without the stamp every sweep
+# reruns; cgo would add about 0.5·10^6 instructions and 70 page faults of start-up: the dynamic loader and libc).
+CGO_ENABLED=0 go build -buildvcs=auto -o "$work/sweep" ./cmd/sweep
 go build -o "$work/pairs" ./bench/pairs
-go build -o "$work/floor" ./bench/floor
+CGO_ENABLED=0 go build -o "$work/floor" ./bench/floor
 C=$work/anchors
 mkdir -p "$work/specs"
 
@@ -110,8 +111,9 @@ row "bins d = 1, m = n = 10^6, 1 run (lbsweep: + exact theory)" - json:m*reps "s
 row "smooth_wrr vs round robin, n = 500, per event" 0.5 "$(events rr-500)" "$(events swrr-500)" \
   "$(market rr-500 500 0.9 20000 '{ name = "round_robin" }')" "$(market swrr-500 500 0.9 20000 '{ name = "smooth_wrr" }')"
 # Start-up: a sweep whose dataset is complete runs nothing; the target is on its CPU time over /bin/true's (both under
-# GNU time, whose own cost cancels). The floor: a Go program that only links the Parquet library (bench/floor).
-row "start-up floor: a program linking only pqarrow (A: true)" - - - /bin/true "$work/floor"
+# GNU time, whose own cost cancels). The floor: a Go program that only links the Parquet library and the sketch
+# (bench/floor).
+row "start-up floor: a program linking only parquet/file and ddsketch (A: true)" - - - /bin/true "$work/floor"
 row "start-up: a sweep with nothing to run (A: true)" "<0.010" - - /bin/true "$work/sweep -q -j 1 -o $work/out $work/specs/sm-jsqd-100.toml"
 
 echo "== whole processes, CPU time, $rounds interleaved pairs each ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%F))"
