@@ -229,8 +229,14 @@ func TestReadOtherWriters(t *testing.T) {
 		lib.Append(true)
 		lib.ValueBuilder().(*array.Int64Builder).Append(1)
 	}
+	sb := array.NewStructBuilder(mem, arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Float64, Nullable: true}))
+	defer sb.Release()
+	for i := range 4 {
+		sb.Append(true)
+		sb.FieldBuilder(0).(*array.Float64Builder).Append(float64(i))
+	}
 	arrs := map[string]arrow.Array{"dict": db.NewArray(), "large": lsb.NewArray(), "llist": llb.NewArray(), "int": ib.NewArray(),
-		"i32": i32.NewArray(), "ilist": lib.NewArray()}
+		"i32": i32.NewArray(), "ilist": lib.NewArray(), "struct": sb.NewArray()}
 	for _, a := range arrs {
 		defer a.Release()
 	}
@@ -277,7 +283,7 @@ func TestReadOtherWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkRows(t, []Column{{Name: "int", Type: Int64}}, tbl.Rows, []Row{{Int(1)}, {Int(2)}, {Int(3)}})
-	for _, n := range []string{"i32", "ilist"} {
+	for _, n := range []string{"i32", "ilist", "struct"} {
 		_, err := ReadFile(arrowFile(t, parquet.NewWriterProperties(), arrs, []string{n}, true))
 		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("column %q: unsupported", n)) {
 			t.Errorf("%s: %v, want an error naming the column", n, err)

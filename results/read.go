@@ -352,6 +352,9 @@ func nodeType(n schema.Node) (Type, schema.Node, error) {
 	}
 	if g, ok := n.(*schema.GroupNode); ok {
 		if _, list := g.LogicalType().(schema.ListLogicalType); !list || g.NumFields() != 1 {
+			if noLogicalType(g.LogicalType()) {
+				return 0, nil, errors.New("unsupported group (a struct)")
+			}
 			return 0, nil, fmt.Errorf("unsupported group %s", g.LogicalType())
 		}
 		rep := g.Field(0)
