@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/schema"
 )
 
 // pqarrowFile writes rows as the Writer did before it drove the column writers itself: through arrow-go's Arrow
@@ -360,6 +361,60 @@ func TestWriterDeterministicPastTheDictionaryLimit(t *testing.T) {
 			first = got
 		} else if !bytes.Equal(got, first) {
 			t.Fatal("the same rows gave another file")
+		}
+	}
+}
+
+// TestReadLegacyLists: the two-level list (a LIST group over a repeated DOUBLE) is read as Float64List, and a LIST
+// whose repeated group is named "array" or "<name>_tuple" is refused, since the Parquet format's compatibility rules
+// (and pqarrow) make that group the element: a list of structs.
+func TestReadLegacyLists(t *testing.T) {
+	props := parquet.NewWriterProperties()
+	write := func(rep schema.Node, defs, reps []int16, vals []float64) string {
+		t.Helper()
+		list, err := schema.NewGroupNodeLogical("l", parquet.Repetitions.Optional, schema.FieldList{rep}, schema.ListLogicalType{}, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		root, err := schema.NewGroupNode("schema", parquet.Repetitions.Required, schema.FieldList{list}, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		fw := file.NewParquetWriter(&buf, root, file.WithWriterProps(props))
+		rgw := fw.AppendRowGroup()
+		cw, err := rgw.NextColumn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cw.(*file.Float64ColumnChunkWriter).WriteBatch(vals, defs, reps); err != nil {
+			t.Fatal(err)
+		}
+		if err := rgw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := fw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "legacy.parquet")
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	elem, _ := schema.NewPrimitiveNode("element", parquet.Repetitions.Repeated, parquet.Types.Double, -1, -1)
+	// Rows [1 2], [], null: definition levels 2 (an element), 1 (empty), 0 (null).
+	tbl, err := ReadFile(write(elem, []int16{2, 2, 1, 0}, []int16{0, 1, 0, 0}, []float64{1, 2}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRows(t, []Column{{Name: "l", Type: Float64List}}, tbl.Rows, []Row{{List([]float64{1, 2})}, {List(nil)}, {Null()}})
+	for _, name := range []string{"array", "l_tuple"} {
+		x, _ := schema.NewPrimitiveNode("x", parquet.Repetitions.Required, parquet.Types.Double, -1, -1)
+		g, _ := schema.NewGroupNode(name, parquet.Repetitions.Repeated, schema.FieldList{x}, -1)
+		_, err := ReadFile(write(g, []int16{2, 2}, []int16{0, 1}, []float64{1, 2}))
+		if err == nil || !strings.Contains(err.Error(), `column "l": unsupported list of groups`) {
+			t.Errorf("repeated group %q: %v, want a list of structs refused", name, err)
 		}
 	}
 }

@@ -187,7 +187,28 @@ func ReadMeta(path string) (meta []KV, rows int64, err error) {
 		return nil, 0, err
 	}
 	defer rdr.Close()
+	if err := checkRowCount(rdr); err != nil {
+		return nil, 0, err
+	}
 	return metaOf(rdr), rdr.NumRows(), nil
+}
+
+// checkRowCount refuses a footer whose row count is not the sum of its row groups': a sweep takes a dataset whose
+// footer counts the spec's runs for complete (before Verify reads its pages, which count the row groups' rows).
+func checkRowCount(rdr *file.Reader) error {
+	md := rdr.MetaData()
+	var sum int64
+	for g := range rdr.NumRowGroups() {
+		n := md.RowGroup(g).NumRows()
+		if n < 0 || sum+n < sum {
+			return fmt.Errorf("corrupt footer: row group %d claims %d rows", g, n)
+		}
+		sum += n
+	}
+	if sum != rdr.NumRows() {
+		return fmt.Errorf("corrupt footer: its row groups hold %d rows, it says %d", sum, rdr.NumRows())
+	}
+	return nil
 }
 
 // corrupt turns a panic of the Parquet library on a corrupt file (seen by FuzzReadFile: "invalid logical type",
@@ -222,10 +243,13 @@ func metaOf(rdr *file.Reader) []KV {
 	return meta
 }
 
-// checkChunks refuses a footer whose column chunks do not lie inside the file: the library reads each chunk into a
-// buffer of the footer's stated size before looking at it, so one flipped length (FuzzReadFile found 17 GB) would
-// allocate without bound.
+// checkChunks refuses a footer whose row count is not its row groups' (checkRowCount), or whose column chunks do not
+// lie inside the file: the library reads each chunk into a buffer of the footer's stated size before looking at it,
+// so one flipped length (FuzzReadFile found 17 GB) would allocate without bound.
 func checkChunks(rdr *file.Reader) error {
+	if err := checkRowCount(rdr); err != nil {
+		return err
+	}
 	md := rdr.MetaData()
 	size := md.GetSourceFileSize()
 	for g := range rdr.NumRowGroups() {
@@ -363,7 +387,10 @@ func nodeType(n schema.Node) (Type, schema.Node, error) {
 		}
 		elem := rep
 		if rg, ok := rep.(*schema.GroupNode); ok {
-			if rg.NumFields() != 1 || rg.Field(0).RepetitionType() == parquet.Repetitions.Repeated {
+			// The Parquet format's backward-compatibility rules for lists: a repeated group of more than one field,
+			// or one named "array" or "<list>_tuple", is itself the element (a struct), as pqarrow reads it.
+			if rg.NumFields() != 1 || rg.Name() == "array" || rg.Name() == g.Name()+"_tuple" ||
+				rg.Field(0).RepetitionType() == parquet.Repetitions.Repeated {
 				return 0, nil, errors.New("unsupported list of groups")
 			}
 			elem = rg.Field(0)

@@ -1,9 +1,11 @@
 package results
 
 import (
+	"bytes"
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -58,5 +60,38 @@ func TestVerifyRefusesOtherColumns(t *testing.T) {
 	other[0].Name += "_renamed"
 	if err := Verify(path, other); err == nil {
 		t.Error("Verify accepts a file whose first column has another name")
+	}
+}
+
+// A footer whose row count is not its row groups' (4322 against 4321, the file's other bytes intact; found by a
+// breaker) is refused by ReadMeta, Verify and ReadFile: a sweep takes a dataset whose footer counts the spec's runs
+// for complete, and Verify counts the row groups' rows, so before this check such a file passed as up to date.
+func TestFooterRowCountChecked(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "good.parquet")
+	const n = 4321
+	writeFile(t, path, testCols, testMeta, 100000, testRows(n))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zigzag := func(v uint64) []byte { return binary.AppendUvarint(nil, v<<1) }
+	flen := int(binary.LittleEndian.Uint32(b[len(b)-8:]))
+	footer := b[len(b)-8-flen : len(b)-8]
+	i := bytes.Index(footer, zigzag(n)) // the file's num_rows: FileMetaData's field 3, before the row groups
+	if i < 0 {
+		t.Fatal("no row count in the footer")
+	}
+	copy(footer[i:], zigzag(n+1)) // the same length of varint
+	bad := filepath.Join(dir, "bad.parquet")
+	if err := os.WriteFile(bad, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, merr := ReadMeta(bad)
+	_, rerr := ReadFile(bad)
+	for _, e := range []error{merr, Verify(bad, testCols), rerr} {
+		if e == nil || !strings.Contains(e.Error(), "its row groups hold 4321 rows, it says 4322") {
+			t.Errorf("error %v, want the footer's row count refused", e)
+		}
 	}
 }
