@@ -42,20 +42,33 @@ func TestPlanWithinTwiceMeasured(t *testing.T) {
 	if err != nil || len(specs) < 8 {
 		t.Fatalf("testdata/plan: %v specs, %v", len(specs), err)
 	}
-	ratios := make([]float64, len(specs))
+	loaded := make([]*experiments.Spec, len(specs))
 	for i, path := range specs {
-		s, err := experiments.Load(path)
-		if err != nil {
+		if loaded[i], err = experiments.Load(path); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// Each spec is swept planRounds times, the rounds interleaved, and its least CPU time kept: a burst of other work
+	// on the machine during one sweep (a newcomer's run beside `make figures` measured bins at 0.497 of the median
+	// once, and 1.0 alone) inflates that sweep's time, never lowers it.
+	const planRounds = 3
+	best := make([]float64, len(specs))
+	for round := range planRounds {
+		for i, s := range loaded {
+			before := cpuNow(t)
+			if _, err := Run(context.Background(), s, Options{Dir: t.TempDir(), Workers: 1}); err != nil {
+				t.Fatal(err)
+			}
+			if got := (cpuNow(t) - before).Seconds(); round == 0 || got < best[i] {
+				best[i] = got
+			}
+		}
+	}
+	ratios := make([]float64, len(specs))
+	for i, s := range loaded {
 		p := PlanOf(s, 1, 1, 0)
-		before := cpuNow(t)
-		if _, err := Run(context.Background(), s, Options{Dir: t.TempDir(), Workers: 1}); err != nil {
-			t.Fatal(err)
-		}
-		got := (cpuNow(t) - before).Seconds()
-		ratios[i] = p.Time / got // one worker: the runs' CPU and the sweep's fixed costs
-		t.Logf("%-18s %-16s plan %6.3f s CPU, measured %6.3f s: ratio %.2f", s.Name, s.Model.Name(), p.Time, got, ratios[i])
+		ratios[i] = p.Time / best[i] // one worker: the runs' CPU and the sweep's fixed costs
+		t.Logf("%-18s %-16s plan %6.3f s CPU, measured %6.3f s (least of %d): ratio %.2f", s.Name, s.Model.Name(), p.Time, best[i], planRounds, ratios[i])
 	}
 	sorted := slices.Clone(ratios)
 	slices.Sort(sorted)
