@@ -15,7 +15,7 @@ command -v /usr/bin/time >/dev/null || { echo "plan.sh: needs GNU time (/usr/bin
 J=${J:-2}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-go build -o "$work/sweep" ./cmd/sweep
+CGO_ENABLED=0 go build -o "$work/sweep" ./cmd/sweep # as make builds bin/sweep
 specs=("$@")
 [ ${#specs[@]} -gt 0 ] || specs=(experiments/*.toml)
 bad=0
