@@ -18,8 +18,8 @@ const (
 	// cellBytes: one schema.Cell of a time-series row.
 	cellBytes = 80
 	// seriesCopies: a bin's per-server lists are held about four times over until the chunk is written: as the
-	// engine's sample, the row's list cells, the sweep's Arrow builders (grown by doubling) and the encoded pages
-	// (measured: TestFootprintWithinTwiceMeasured).
+	// engine's sample, the row's list cells, the Parquet writer's column buffers (grown by doubling) and the encoded
+	// pages (measured: TestFootprintWithinTwiceMeasured).
 	seriesCopies = 4
 	// keyBytes: each time-series row's identity and parameter columns in the sweep's builders, about 40 B a column.
 	keyBytes = 40

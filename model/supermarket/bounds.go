@@ -17,10 +17,11 @@ const (
 	// cellBytes is one schema.Cell of a time-series row (its type, validity, scalars, string and list headers).
 	cellBytes = 80
 	// listCopies: a time-series row's list of queue lengths is held about four times over until the chunk is
-	// written: as the engine's snapshot, the row's cell, the sweep's Arrow builder (grown by doubling) and the
-	// encoded page (measured: TestFootprintWithinTwiceMeasured).
+	// written: as the engine's snapshot, the row's cell, the Parquet writer's column buffer (grown by doubling) and
+	// the encoded page (measured: TestFootprintWithinTwiceMeasured).
 	listCopies = 4
-	// keyBytes: each time-series row's identity and parameter columns in the sweep's builders, about 40 B a column.
+	// keyBytes: each time-series row's identity and parameter columns in the Parquet writer's column buffers, about
+	// 40 B a column.
 	keyBytes = 40
 )
 
