@@ -58,13 +58,7 @@ func (c boundedZstd) DecodeWithError(dst, src []byte) ([]byte, error) {
 }
 
 // Decode is DecodeWithError for callers that take a panic.
-func (c boundedZstd) Decode(dst, src []byte) []byte {
-	out, err := c.DecodeWithError(dst, src)
-	if err != nil {
-		panic(err)
-	}
-	return out
-}
+func (c boundedZstd) Decode(dst, src []byte) []byte { return mustDecode(c.DecodeWithError(dst, src)) }
 
 // boundedSnappy is the library's snappy codec with the stream's length prefix checked against the page's size before
 // decoding: the library's decoder allocates what the prefix claims (a breaker's 672-byte file claimed 4 GiB, and
@@ -87,8 +81,10 @@ func (c boundedSnappy) DecodeWithError(dst, src []byte) ([]byte, error) {
 }
 
 // Decode is DecodeWithError for callers that take a panic.
-func (c boundedSnappy) Decode(dst, src []byte) []byte {
-	out, err := c.DecodeWithError(dst, src)
+func (c boundedSnappy) Decode(dst, src []byte) []byte { return mustDecode(c.DecodeWithError(dst, src)) }
+
+// mustDecode is a DecodeWithError's result for the library's Decode, which reports failure by panicking.
+func mustDecode(out []byte, err error) []byte {
 	if err != nil {
 		panic(err)
 	}

@@ -101,7 +101,7 @@ type Writer struct {
 // nulls included (a zero value in the slot, a clear bit in valid), so that the Writer makes the column writer the
 // calls pqarrow makes for that array.
 type columnBuffer struct {
-	valid []byte  // validity bitmap, bit i for row i (least significant bit first)
+	valid []byte  // validity bitmap, bit i for row i (least significant bit first); not kept for lists
 	nulls int     // rows with a clear bit
 	defs  []int16 // definition levels: one per row, or for a list one per element (one for a null or empty list)
 	reps  []int16 // repetition levels, lists only
@@ -118,23 +118,20 @@ func (b *columnBuffer) reset() {
 		bools: b.bools[:0], data: b.data[:0], offs: b.offs[:0]}
 }
 
-// slot appends row's validity bit and, outside lists, its definition level (0 null, 1 present).
-func (b *columnBuffer) slot(row int, valid, list bool) {
+// slot appends row's validity bit and its definition level (0 null, 1 present), for a column other than a list
+// (whose levels Write appends, and which is written without a bitmap: see writeGroup).
+func (b *columnBuffer) slot(row int, valid bool) {
 	if row%8 == 0 {
 		b.valid = append(b.valid, 0)
 	}
+	d := int16(0)
 	if valid {
 		b.valid[row/8] |= 1 << (row % 8)
+		d = 1
 	} else {
 		b.nulls++
 	}
-	if !list {
-		d := int16(0)
-		if valid {
-			d = 1
-		}
-		b.defs = append(b.defs, d)
-	}
+	b.defs = append(b.defs, d)
 }
 
 // Definition levels of a Float64List column, an optional list of optional doubles (three levels: the list, its
@@ -272,7 +269,9 @@ func (w *Writer) Write(r Row) error {
 	for i, c := range r {
 		b := &w.buf[i]
 		typ := w.cols[i].Type
-		b.slot(row, c.Valid, typ == Float64List)
+		if typ != Float64List {
+			b.slot(row, c.Valid)
+		}
 		switch typ {
 		case Int64:
 			b.i64 = append(b.i64, c.I)
@@ -355,24 +354,20 @@ func (w *Writer) writeGroup() (err error) {
 		}
 		b := &w.buf[i]
 		var valid []byte
-		if b.nulls > 0 && w.cols[i].Type != Float64List {
+		if b.nulls > 0 { // never for a list: slot keeps no bitmap for one
 			valid = b.valid
 		} else {
 			bits := memory.NewResizableBuffer(cw.Properties().Allocator())
 			bits.Resize(int(bitutil.BytesForBits(cw.Properties().WriteBatchSize())))
 			cw.SetBitsBuffer(bits)
 		}
-		var reps []int16
-		if w.cols[i].Type == Float64List {
-			reps = b.reps
-		}
 		switch cw := cw.(type) {
 		case *file.Int64ColumnChunkWriter:
-			_, err = cw.WriteBatchSpacedWithError(b.i64, b.defs, reps, valid, 0)
+			_, err = cw.WriteBatchSpacedWithError(b.i64, b.defs, nil, valid, 0)
 		case *file.Float64ColumnChunkWriter:
-			_, err = cw.WriteBatchSpacedWithError(b.f64, b.defs, reps, valid, 0)
+			_, err = cw.WriteBatchSpacedWithError(b.f64, b.defs, b.reps, valid, 0) // reps: nil but for a list
 		case *file.BooleanColumnChunkWriter:
-			_, err = cw.WriteBatchSpacedWithError(b.bools, b.defs, reps, valid, 0)
+			_, err = cw.WriteBatchSpacedWithError(b.bools, b.defs, nil, valid, 0)
 		case *file.ByteArrayColumnChunkWriter:
 			err = writeStrings(cw, b, valid)
 		default:
