@@ -14,11 +14,10 @@ package sim
 // ∫_0^t c_L = c_L(t)·t − Σ δ_i τ_i, so a change costs one addition of its time to tsum[L] (no product, no per-level
 // clock), and the integral over a window is the difference of its values at the window's ends.
 type Levels struct {
-	n     int32
-	srv   []server // srv[k]: server k's jobs and its slot in perm (together: one bounds check, one cache line)
-	perm  []int32
-	start []int32   // start[L], L = 0 .. len-1; n for every level above the longest queue
-	tsum  []float64 // Σ δ_i τ_i over the changes of c_L so far
+	n    int32
+	srv  []server // srv[k]: server k's jobs and its slot in perm (together: one bounds check, one cache line)
+	perm []int32
+	lev  []level // lev[L], L = 0 .. len-1: start[L] (n for every level above the longest queue) and tsum[L]
 
 	min              int32   // shortest queue now
 	max              int32   // longest queue now
@@ -30,6 +29,13 @@ type Levels struct {
 	base     []float64 // area at Mark
 	baseMax  float64
 	measured bool
+}
+
+// level is one level L's entry in Levels: start[L] and tsum[L] together (one bounds check, one slice, for the two
+// that every change of c_L reads and writes).
+type level struct {
+	start int32   // the first index in perm of a server with at least L jobs
+	tsum  float64 // Σ δ_i τ_i over the changes of c_L so far
 }
 
 // server is one server's entry in Levels.
@@ -47,19 +53,18 @@ func NewLevels(n int) *Levels {
 	for k := range n {
 		l.perm[k], l.srv[k].pos = int32(k), int32(k)
 	}
-	l.grow(16)     // start[L] = n: no server has L ≥ 1 jobs
-	l.start[0] = 0 // every server has at least 0 jobs: c_0 = n
+	l.grow(16)         // start[L] = n: no server has L ≥ 1 jobs
+	l.lev[0].start = 0 // every server has at least 0 jobs: c_0 = n
 	return l
 }
 
 func (l *Levels) grow(need int) {
-	c := max(len(l.start), 1)
+	c := max(len(l.lev), 1)
 	for c < need {
 		c *= 2
 	}
-	for L := len(l.start); L < c; L++ {
-		l.start = append(l.start, l.n)
-		l.tsum = append(l.tsum, 0)
+	for L := len(l.lev); L < c; L++ {
+		l.lev = append(l.lev, level{start: l.n})
 		if l.measured {
 			l.base = append(l.base, 0)
 		}
@@ -74,22 +79,22 @@ func (l *Levels) Len(k int) int32 { return l.srv[k].q }
 
 // Count is c_L, the number of servers with at least L jobs (L ≥ 0).
 func (l *Levels) Count(L int) int {
-	if L >= len(l.start) {
+	if L >= len(l.lev) {
 		return 0
 	}
-	return int(l.n - l.start[L])
+	return int(l.n - l.lev[L].start)
 }
 
 // NumBusy is the number of busy servers, Count(1).
-func (l *Levels) NumBusy() int { return int(l.n - l.start[1]) }
+func (l *Levels) NumBusy() int { return int(l.n - l.lev[1].start) }
 
 // Busy returns the i-th busy server, 0 ≤ i < Count(1), in an order that is arbitrary but deterministic.
-func (l *Levels) Busy(i int) int { return int(l.perm[int(l.start[1])+i]) }
+func (l *Levels) Busy(i int) int { return int(l.perm[int(l.lev[1].start)+i]) }
 
 // Shortest returns the minimum queue length m and the number of servers holding m jobs; Sorted(i) for
 // 0 ≤ i < ties lists them.
 func (l *Levels) Shortest() (m int32, ties int) {
-	return l.min, int(l.start[l.min+1])
+	return l.min, int(l.lev[l.min+1].start)
 }
 
 // Sorted returns the server at rank i (0 ≤ i < N) in increasing order of queue length.
@@ -103,21 +108,26 @@ func (l *Levels) Total() int64 { return l.total }
 func (l *Levels) Max() int32 { return l.max }
 
 // area is ∫_0^t c_L dt, for t not before the last change.
-func (l *Levels) area(L int, t float64) float64 { return float64(l.n-l.start[L])*t - l.tsum[L] }
+func (l *Levels) area(L int, t float64) float64 { return float64(l.n-l.lev[L].start)*t - l.lev[L].tsum }
 
-// Up adds one job to server k at time t (t never decreases between calls).
-func (l *Levels) Up(k int, t float64) {
-	s := &l.srv[k]
+// Up adds one job to server k at time t (t never decreases between calls) and returns the length it had before (0:
+// the server was idle).
+func (l *Levels) Up(k int, t float64) (was int32) {
+	// The slices are read once into locals: the compiler reloads a field after every store through a pointer.
+	srv, perm, lev := l.srv, l.perm, l.lev
+	s := &srv[k]
 	q := s.q
-	if int(q)+2 >= len(l.start) {
+	if int(q)+2 >= len(lev) {
 		l.grow(int(q) + 3)
+		lev = l.lev
 	}
-	l.tsum[q+1] += t
-	j := l.start[q+1] - 1 // last slot of bucket q
-	other, i := l.perm[j], s.pos
-	l.perm[i], l.srv[other].pos = other, i
-	l.perm[j], s.pos = int32(k), j
-	l.start[q+1] = j
+	b := &lev[q+1]
+	b.tsum += t
+	j := b.start - 1 // last slot of bucket q
+	other, i := perm[j], s.pos
+	perm[i], srv[other].pos = other, i
+	perm[j], s.pos = int32(k), j
+	b.start = j
 	s.q = q + 1
 	l.total++
 	if j == 0 { // every server now has more than q jobs: bucket q was the shortest and is empty
@@ -129,31 +139,36 @@ func (l *Levels) Up(k int, t float64) {
 		l.max = q + 1
 		l.peak = max(l.peak, l.max)
 	}
+	return q
 }
 
-// Down removes one job from server k (which must be busy) at time t.
-func (l *Levels) Down(k int, t float64) {
-	s := &l.srv[k]
+// Down removes one job from server k (which must be busy) at time t and returns the length left (0: the server is
+// now idle).
+func (l *Levels) Down(k int, t float64) (left int32) {
+	srv, perm := l.srv, l.perm
+	s := &srv[k]
 	q := s.q
 	if q <= 0 {
 		panic("sim: Down on an idle server")
 	}
-	l.tsum[q] -= t
-	j := l.start[q] // first slot of bucket q
-	other, i := l.perm[j], s.pos
-	l.perm[i], l.srv[other].pos = other, i
-	l.perm[j], s.pos = int32(k), j
-	l.start[q] = j + 1
+	b := &l.lev[q]
+	b.tsum -= t
+	j := b.start // first slot of bucket q
+	other, i := perm[j], s.pos
+	perm[i], srv[other].pos = other, i
+	perm[j], s.pos = int32(k), j
+	b.start = j + 1
 	s.q = q - 1
 	l.total--
 	if q == l.min {
 		l.min = q - 1
 	}
-	if q == l.max && j+1 == l.n { // l.start[q] == l.n: no server is left at the longest length
+	if q == l.max && j+1 == l.n { // start[q] == n: no server is left at the longest length
 		l.areaMax += float64(l.max) * (t - l.lastMax)
 		l.lastMax = t
 		l.max = q - 1
 	}
+	return q - 1
 }
 
 // Set moves server k to v ≥ 0 jobs at time t, one level at a time (O(|v − Len(k)|) swaps): how a bulletin board
@@ -182,14 +197,17 @@ func (l *Levels) CopyFrom(src *Levels) {
 	if l.n != src.n {
 		panic("sim: CopyFrom between Levels of different sizes")
 	}
-	if len(l.start) < len(src.start) {
-		l.grow(len(src.start))
+	if len(l.lev) < len(src.lev) {
+		l.grow(len(src.lev))
 	}
 	copy(l.srv, src.srv)
 	copy(l.perm, src.perm)
-	copy(l.start, src.start)
-	for L := len(src.start); L < len(l.start); L++ {
-		l.start[L] = l.n
+	for L := range l.lev {
+		if L < len(src.lev) {
+			l.lev[L].start = src.lev[L].start
+		} else {
+			l.lev[L].start = l.n
+		}
 	}
 	l.min, l.max, l.total = src.min, src.max, src.total
 }
@@ -204,7 +222,7 @@ func (l *Levels) Mark(t float64) {
 	l.flush(t)
 	l.t0 = t
 	l.base = l.base[:0]
-	for L := range l.start {
+	for L := range l.lev {
 		l.base = append(l.base, l.area(L, t))
 	}
 	l.baseMax = l.areaMax
@@ -223,7 +241,7 @@ func (l *Levels) Window(t float64) (tail []float64, meanMax float64, peak int) {
 	l.flush(t)
 	w := t - l.t0
 	top := 1
-	for L := 1; L < len(l.start); L++ {
+	for L := 1; L < len(l.lev); L++ {
 		if l.area(L, t)-l.base[L] > 0 {
 			top = L
 		}
