@@ -150,17 +150,28 @@ func (r Rand) stepIntN2Slow(n, m, a, b uint64) (Rand, int, int) {
 // are accepted at once. The base layer's overflow is the tail beyond R, sampled exactly as R + Exp(1)
 // (memorylessness); the other layers' overflows are accepted under the curve with a second uniform.
 func (r *Rand) Exp() float64 {
+	u := r.Uint64()
+	i := u & 0xff
+	x := float64(u>>11) * 0x1p-53 * zig.x[i]
+	if x < zig.x[i+1] {
+		return x
+	}
+	return r.expSlow(i, x) // rarely (1.1%): kept out of line, so that an event loop inlines only the lines above
+}
+
+// expSlow finishes Exp for a draw that fell outside its layer's rectangle: layer i, abscissa x.
+func (r *Rand) expSlow(i uint64, x float64) float64 {
 	for {
-		u := r.Uint64()
-		i := u & 0xff
-		x := float64(u>>11) * 0x1p-53 * zig.x[i]
-		if x < zig.x[i+1] {
-			return x
-		}
 		if i == 0 {
 			return zigR + r.Exp()
 		}
 		if zig.f[i]+r.Float64()*(zig.f[i+1]-zig.f[i]) < math.Exp(-x) {
+			return x
+		}
+		u := r.Uint64()
+		i = u & 0xff
+		x = float64(u>>11) * 0x1p-53 * zig.x[i]
+		if x < zig.x[i+1] {
 			return x
 		}
 	}
