@@ -106,14 +106,15 @@ func simulate[D dispatcher](ctx context.Context, c config, s sim.Streams, dispat
 	var out outcome
 	t := 0.0
 	ta := s.Arrivals.Exp() * perArrival // next arrival; +Inf once arrivals have stopped
-	ts := math.Inf(1)                   // next time-series sample
+	// w holds what the loop does besides events (board events, samples, the warm-up's end, the horizon): in memory, so
+	// that an event touches none of it but its gate.
+	w := gates{ts: math.Inf(1)} // no time series
 	if c.sample > 0 {
-		ts = 0
+		w.ts = 0
 	}
-	marked, ended := false, false
 	if c.warmup == 0 {
 		lv.Mark(0)
-		marked = true
+		w.marked = true
 	}
 	// Unequal rates are simulated by thinning (uniformization): the clock runs at busy·μmax, the server it picks
 	// uniformly among the busy ones completes with probability μ_k/μmax, and otherwise nothing happens and the clock is
@@ -126,65 +127,22 @@ func simulate[D dispatcher](ctx context.Context, c config, s sim.Streams, dispat
 	// server; busy is kept current by the event that changes it (an arrival at an idle server, a departure).
 	busy, td := 0, math.Inf(1)
 	thin := c.rate != nil
-	tx := min(d.next(), ts) // the next board event or sample (+Inf for the supermarket without a series)
-	// gate is the earliest time at which the loop has more to do than an event: a board event or sample before the
-	// horizon (tx), the horizon while arrivals run, the warm-up's end before it is marked. An event before it takes
-	// one comparison; at or after it, the checks below run in their order, and gate is recomputed.
-	gate := func() float64 {
-		g := math.Inf(1)
-		if tx < c.horizon {
-			g = tx
-		}
-		if !ended {
-			g = min(g, c.horizon)
-		}
-		if !marked {
-			g = min(g, c.warmup)
-		}
-		return g
-	}
-	g := gate()
+	w.tx = min(d.next(), w.ts) // the next board event or sample (+Inf for the supermarket without a series)
+	w.gate(&c)
 	for {
 		next := ta // min(ta, td): the times are never NaN or −0
 		if td < ta {
 			next = td
 		}
-		if next >= g {
-			// Board refreshes and samples happen before the horizon, in time order with the other events (ties:
-			// first).
-			if tx <= next && tx < c.horizon {
-				if tx == ts {
-					out.series = append(out.series, snap(lv, ts, c.track))
-					ts = float64(len(out.series)) * c.sample // multiples of sample, no drift from repeated addition
-				} else {
-					d.fire(tx, lv)
-				}
-				tx = min(d.next(), ts)
-				g = gate()
-				continue
-			}
-			if !ended && next >= c.horizon {
-				// The measurement window closes before this event; arrivals stop at the horizon.
-				if !marked {
-					lv.Mark(c.warmup)
-					marked = true
-				}
-				out.tail, out.meanMax, out.peak = lv.Window(c.horizon)
-				ended = true
-				ta = math.Inf(1)
-				if busy == 0 {
-					break
-				}
-				next = td
-			}
-			if next == math.Inf(1) {
+		if next >= w.g {
+			var step gateStep
+			if next, step = cross(&w, &c, d, lv, &out, next, td, busy); step == gateStop {
 				break
+			} else if step == gateAgain {
+				continue
+			} else if step == gateEnded {
+				ta = math.Inf(1) // arrivals stop at the horizon
 			}
-			if !marked && next >= c.warmup {
-				lv.Mark(c.warmup)
-				marked = true
-			}
-			g = gate()
 		}
 		t = next
 		if ta <= td {
@@ -213,9 +171,8 @@ func simulate[D dispatcher](ctx context.Context, c config, s sim.Streams, dispat
 			default:
 				k = d.pick(lv, t)
 			}
-			idle := lv.Len(k) == 0
+			idle := lv.Up(k, t) == 0
 			fifo[k].Push(t)
-			lv.Up(k, t)
 			ta = t + s.Arrivals.Exp()*perArrival
 			if idle { // one more busy server: the clock's residual rescaled, or a first draw
 				if busy > 0 {
@@ -227,32 +184,111 @@ func simulate[D dispatcher](ctx context.Context, c config, s sim.Streams, dispat
 			}
 			continue
 		}
+		// A departure, unless thinned (unequal rates). Either way the clock is drawn afresh, at one site, after the
+		// departure's bookkeeping (which draws nothing from the service stream).
 		k := lv.Busy(s.Service.IntN(busy))
-		if thin && s.Service.Float64()*c.mu >= c.rate[k] {
-			td = t + s.Service.Exp()*mean(busy) // thinned: no departure
-			continue
+		if !thin || s.Service.Float64()*c.mu < c.rate[k] {
+			out.events++
+			arrived := fifo[k].Pop()
+			if lv.Down(k, t) == 0 {
+				busy-- // busy is lv.NumBusy(), kept here as a counter
+			}
+			if observes {
+				d.done(k, t-arrived, t)
+			}
+			if arrived >= c.warmup && arrived < c.horizon {
+				soj.Add(t - arrived)
+			}
+			if out.events&(ctxEvents-1) == 0 && ctx.Err() != nil { // see ctxEvents
+				return outcome{}, ctx.Err()
+			}
 		}
-		out.events++
-		arrived := fifo[k].Pop()
-		lv.Down(k, t)
-		// The clock fired: the next one is drawn afresh.
-		if busy = lv.NumBusy(); busy > 0 {
+		if busy > 0 {
 			td = t + s.Service.Exp()*mean(busy)
 		} else {
 			td = math.Inf(1)
 		}
-		if observes {
-			d.done(k, t-arrived, t)
-		}
-		if arrived >= c.warmup && arrived < c.horizon {
-			soj.Add(t - arrived)
-		}
-		if out.events&(ctxEvents-1) == 0 && ctx.Err() != nil { // last in the loop (see ctxEvents)
-			return outcome{}, ctx.Err()
-		}
 	}
 	out.sojourns = soj
 	return out, nil
+}
+
+// gates is the event loop's state besides the events: the next board event or sample tx (+Inf when none), the
+// next sample ts, whether the measurement window has opened (marked) and closed (ended), and g, the earliest time
+// at which the loop has more to do than an event (see gate).
+type gates struct {
+	g, tx, ts     float64
+	marked, ended bool
+}
+
+// gate sets g: a board event or sample before the horizon (tx), the horizon while arrivals run, the warm-up's end
+// before it is marked. An event before g takes one comparison; at or after it, cross runs.
+func (w *gates) gate(c *config) {
+	g := math.Inf(1)
+	if w.tx < c.horizon {
+		g = w.tx
+	}
+	if !w.ended {
+		g = min(g, c.horizon)
+	}
+	if !w.marked {
+		g = min(g, c.warmup)
+	}
+	w.g = g
+}
+
+// gateStep is what the event loop does after cross.
+type gateStep uint8
+
+const (
+	gateEvent gateStep = iota // simulate the event at the time cross returned
+	gateEnded                 // the same, and arrivals have stopped: the next arrival is +Inf
+	gateAgain                 // a board event or sample was handled: choose the next event again
+	gateStop                  // no event is left: the run is over
+)
+
+// cross handles what comes due at or before the next event, at time next (the departure clock td, busy servers
+// busy): board refreshes and samples before the horizon, in time order with the events (ties: first); the close of
+// the measurement window at the horizon, where arrivals stop (the next event is then the departure at td); the
+// warm-up's end. It returns the time of the event to simulate and what to do. Kept out of the event loop (it runs a
+// few times a run, and board refreshes every period), so that the loop's registers are the events' alone.
+//
+//go:noinline
+func cross[D dispatcher](w *gates, c *config, d D, lv *sim.Levels, out *outcome, next, td float64, busy int) (float64, gateStep) {
+	if w.tx <= next && w.tx < c.horizon {
+		if w.tx == w.ts {
+			out.series = append(out.series, snap(lv, w.ts, c.track))
+			w.ts = float64(len(out.series)) * c.sample // multiples of sample, no drift from repeated addition
+		} else {
+			d.fire(w.tx, lv)
+		}
+		w.tx = min(d.next(), w.ts)
+		w.gate(c)
+		return next, gateAgain
+	}
+	step := gateEvent
+	if !w.ended && next >= c.horizon {
+		// The measurement window closes before this event.
+		if !w.marked {
+			lv.Mark(c.warmup)
+			w.marked = true
+		}
+		out.tail, out.meanMax, out.peak = lv.Window(c.horizon)
+		w.ended = true
+		if busy == 0 {
+			return next, gateStop
+		}
+		next, step = td, gateEnded
+	}
+	if next == math.Inf(1) {
+		return next, gateStop
+	}
+	if !w.marked && next >= c.warmup {
+		lv.Mark(c.warmup)
+		w.marked = true
+	}
+	w.gate(c)
+	return next, step
 }
 
 // ctxEvents is how often simulate checks its context: at a departure whose event count is a multiple of ctxEvents
