@@ -293,8 +293,9 @@ func cross[D dispatcher](w *gates, c *config, d D, lv *sim.Levels, out *outcome,
 
 // ctxEvents is how often simulate checks its context: at a departure whose event count is a multiple of ctxEvents
 // (in expectation every 2·ctxEvents events while arrivals run, every ctxEvents in the drain), a mask test per
-// departure. The test is the last statement of the loop body, so that no call in the loop moves: the PGO profile
-// (cmd/sweep/default.pgo) identifies call sites by their line offset within simulate.
+// departure, the last statement of a departure's bookkeeping. (The PGO profile, cmd/sweep/default.pgo, identifies
+// call sites by their line offset within simulate: a line added or removed above a call in the loop leaves the
+// profile guiding nothing there until bench/pgo.sh is run again.)
 const ctxEvents = 1 << 16
 
 // snap records the state at time t.
