@@ -56,3 +56,54 @@ func TestInlinePathsArePicks(t *testing.T) {
 		}
 	}
 }
+
+// TestBoardInlinePathsArePicks: a board of one dispatcher runs its policy's inline pick written out in board.pick
+// (board.own); the run is the one the policy's pick through pick1 gives, statistic for statistic, for every inline
+// kind and every update rule, and with fresh information (period 0). Boards that may not (k > 1, dispatch counts,
+// round robin's state) say so.
+func TestBoardInlinePathsArePicks(t *testing.T) {
+	cfgs := []policy.Config{policy.RandomConfig{}, policy.RoundRobinConfig{}, policy.JSQConfig{},
+		policy.JSQdConfig{D: 2}, policy.JSQdConfig{D: 2, Replacement: true}}
+	c := config{n: 10, lambda: 0.9, horizon: 2000, warmup: 100, mu: 1, sample: 50, track: 3}
+	ps := policy.Servers{N: c.n}
+	for _, rule := range []update{periodic, individual, dispatchCounts} {
+		for _, period := range []float64{0, 3} {
+			for _, pc := range cfgs {
+				run := func(off bool) (outcome, *board) {
+					s := sim.NewStreams(model.Seed{Run: 3, Policy: 2})
+					var b *board
+					out, err := simulate(context.Background(), c, s, func(lv *sim.Levels) *board {
+						b = newBoard(rule, period, 1, func() policy.Policy { return pc.New(ps) }, false, lv, s)
+						if off {
+							b.own = policy.InlineNone
+						}
+						return b
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return out, b
+				}
+				a, b := run(false)
+				want := policy.InlineOf(pc.New(ps))
+				if rule == dispatchCounts && period > 0 || !want.Stateless() {
+					want = policy.InlineNone // every dispatch moves the sender's copy, or the pick keeps a cursor
+				}
+				if b.own != want {
+					t.Fatalf("update %d, T = %g, %T: own %d, want %d", rule, period, pc, b.own, want)
+				}
+				x, bx := run(true)
+				if a.events != x.events || a.sojourns.Mean() != x.sojourns.Mean() || a.sojourns.Quantile(0.99) != x.sojourns.Quantile(0.99) ||
+					!slices.Equal(a.tail, x.tail) || a.meanMax != x.meanMax || a.peak != x.peak || b.refreshes != bx.refreshes ||
+					len(a.series) != len(x.series) || a.series[len(a.series)-1].max != x.series[len(x.series)-1].max {
+					t.Errorf("update %d, T = %g, %T: inline run (%d events, mean %v) differs from pick's (%d events, mean %v)",
+						rule, period, pc, a.events, a.sojourns.Mean(), x.events, x.sojourns.Mean())
+				}
+			}
+		}
+	}
+	s := sim.NewStreams(model.Seed{Run: 3})
+	if b := newBoard(periodic, 3, 2, func() policy.Policy { return policy.JSQdConfig{D: 2}.New(ps) }, false, sim.NewLevels(c.n), s); b.own != policy.InlineNone {
+		t.Errorf("two dispatchers: own %d, want InlineNone (each arrival draws its dispatcher)", b.own)
+	}
+}
