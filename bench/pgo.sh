@@ -2,9 +2,9 @@
 # Writes cmd/sweep/default.pgo, the CPU profile `go build` uses to optimise the sweep binary (profile-guided
 # optimisation, Go ≥ 1.21: it inlines the hot calls of the event loops — the levels, the FIFO rings, the samplers —
 # that the default inlining budget leaves as calls). The profile is of the benchmarks of the hot models: the
-# supermarket's configurations, the bulletin board's (JSQ(2) and JSQ at T = 5) and balls into bins (d = 1 and 2). Refresh it after changing an engine; a stale profile still
-# builds, it only optimises less. PGO changes no result on amd64 at the default GOAMD64=v1 (the compiler
-# fuses no multiply-adds there; it does on arm64 and from GOAMD64=v3).
+# supermarket's configurations, the bulletin board's (JSQ(2) and JSQ at T = 5 and 50) and balls into bins (d = 1 and
+# 2). Refresh it after changing an engine; a stale profile still builds, it only optimises less. PGO changes no result
+# on amd64 at the default GOAMD64=v1 (the compiler fuses no multiply-adds there; it does on arm64 and from GOAMD64=v3).
 #   bash bench/pgo.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
