@@ -34,8 +34,8 @@ const (
 func (k Inline) Stateless() bool { return k != InlineNone && k != InlineRoundRobin }
 
 // Pick runs stateless kind k's pick (k.Stateless()) on l with r: the server and the draws of the policy's Pick. It
-// panics for the other kinds. A bulletin board of several dispatchers, or with dispatch counts, picks through it; the
-// supermarket's loop and a board of one dispatcher write the picks out themselves, for the profile to inline them
+// panics for the other kinds. A bulletin board of several dispatchers, or with dispatch counts and T > 0, picks
+// through it; the supermarket's loop and any other board write the picks out themselves, for the profile to inline them
 // there (through this call the board's JSQ(2) took 263 instructions an event, written out 243: callgrind, n = 100,
 // T = 5, each with its own profile); model/supermarket's TestInlinePathsArePicks and TestBoardInlinePathsArePicks
 // hold the copies to these functions.
